@@ -1,0 +1,45 @@
+import _AutoKVOShims
+
+/// Records which `@Observed` properties an evaluation reads, on the current thread.
+///
+/// Registration evaluates the observed key path once under a recorder; each `@Observed` getter it
+/// reaches reports itself, so a registration learns which property sets concern it, also for
+/// computed properties, without any declaration.
+@usableFromInline
+final class DependencyRecorder {
+  struct Access {
+    let object: AnyObject
+    let keyPath: AnyKeyPath
+  }
+
+  private(set) var accesses: [Access] = []
+
+  /// Evaluates `body` while recording the `@Observed` reads it makes on this thread.
+  static func record<Result>(_ body: () -> Result) -> (result: Result, accesses: [Access]) {
+    let recorder = DependencyRecorder()
+    let outer = autokvo_thread_recorder()
+    autokvo_set_thread_recorder(Unmanaged.passUnretained(recorder).toOpaque())
+    autokvo_recording_began()
+    defer {
+      autokvo_recording_ended()
+      autokvo_set_thread_recorder(outer)
+    }
+    let result = withExtendedLifetime(recorder) { body() }
+    return (result, recorder.accesses)
+  }
+
+  /// Called by every `@Observed` getter; costs one relaxed load unless some thread is recording.
+  @inlinable
+  static func noteAccess(object: AnyObject, keyPath: AnyKeyPath) {
+    if autokvo_is_any_thread_recording() != 0 {
+      noteAccessWhileRecording(object: object, keyPath: keyPath)
+    }
+  }
+
+  @usableFromInline
+  static func noteAccessWhileRecording(object: AnyObject, keyPath: AnyKeyPath) {
+    guard let raw = autokvo_thread_recorder() else { return }  // another thread is recording
+    let recorder = Unmanaged<DependencyRecorder>.fromOpaque(raw).takeUnretainedValue()
+    recorder.accesses.append(Access(object: object, keyPath: keyPath))
+  }
+}

@@ -1,0 +1,47 @@
+import Foundation
+
+/// One notification: what changed, and the values the observation asked for.
+///
+/// ```swift
+/// observer.autoObserve(person, keyPath: \.age, options: [.old, .new]) { _, _, change in
+///     print("age \(change.oldValue!) -> \(change.newValue!)")
+/// }
+/// ```
+public struct KeyValueChange<Value> {
+  /// The kind of mutation.
+  public var kind: ChangeKind
+
+  /// The value before the change, present only when ``ObservationOptions/old`` was requested.
+  ///
+  /// Always `nil` in the call made for ``ObservationOptions/initial``.
+  public var oldValue: Value?
+
+  /// The value after the change, present only when ``ObservationOptions/new`` was requested.
+  ///
+  /// Always `nil` in a prior call (``isPrior``).
+  public var newValue: Value?
+
+  /// The affected positions of a collection mutation; `nil` for ``ChangeKind/setting``.
+  public var indexes: IndexSet?
+
+  /// Whether this call comes before the change (requested with ``ObservationOptions/prior``).
+  public var isPrior: Bool
+
+  /// Creates a change description.
+  public init(
+    kind: ChangeKind,
+    oldValue: Value? = nil,
+    newValue: Value? = nil,
+    indexes: IndexSet? = nil,
+    isPrior: Bool = false
+  ) {
+    self.kind = kind
+    self.oldValue = oldValue
+    self.newValue = newValue
+    self.indexes = indexes
+    self.isPrior = isPrior
+  }
+}
+
+extension KeyValueChange: Sendable where Value: Sendable {}
+extension KeyValueChange: Equatable where Value: Equatable {}

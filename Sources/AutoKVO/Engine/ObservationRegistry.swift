@@ -1,0 +1,133 @@
+import _AutoKVOShims
+
+/// The per-object observation storage of a ``KeyValueObservable`` class, which ends every
+/// registration of its object, exactly once, when the object is deallocated.
+///
+/// Declare one as a stored constant; it lives and dies with its object:
+///
+/// ```swift
+/// final class Person: KeyValueObservable {
+///     let observationRegistry = ObservationRegistry()
+///     @Observed var name = "Ann"
+/// }
+/// ```
+///
+/// The registry holds one sentinel per registration that observes its object and one per
+/// registration its object made as an observer. It also answers how many of each are live,
+/// the introspection KVO's `observationInfo` gave.
+public final class ObservationRegistry: @unchecked Sendable {  // `state` is guarded by `lock`
+  private let lock = Lock()
+
+  // Guarded by `lock`.
+  private var state = RegistryState()
+
+  /// Non-zero while any registration observes this object. Written under `lock`, read without
+  /// it by every `@Observed` setter: a stale read can only race a registration or cancellation
+  /// that was not ordered before the set anyway.
+  @usableFromInline
+  let observedFlag: UnsafeMutablePointer<Int>
+
+  /// Creates an empty registry.
+  public init() {
+    observedFlag = .allocate(capacity: 1)
+    observedFlag.initialize(to: 0)
+  }
+
+  deinit {
+    // The object is being deallocated: end every registration it takes part in. The sentinels
+    // are moved out first, so that a registration ending concurrently on another thread finds
+    // them gone here, and are released at the end of this deinit, after every lock is dropped.
+    // Each `end` takes the registration's lifecycle lock; until this deinit body returns, this
+    // registry is alive for any other thread that saw the registration still active.
+    let (incoming, outgoing) = lock.withLock { () -> ([ObservedSentinel], [ObserverSentinel]) in
+      defer {
+        state.incoming = []
+        state.outgoing = []
+        autokvo_atomic_store_release(observedFlag, 0)
+      }
+      return (state.incoming, state.outgoing)
+    }
+    for sentinel in incoming {
+      sentinel.observation.end(.observedDeallocated)
+    }
+    for sentinel in outgoing {
+      sentinel.observation.end(.observerDeallocated)
+    }
+    lock.destroy()
+    observedFlag.deallocate()
+  }
+
+  /// The number of live registrations observing this registry's object.
+  public var observerCount: Int {
+    lock.withLock { state.incoming.count }
+  }
+
+  /// The number of live registrations this registry's object made as an observer.
+  public var observingCount: Int {
+    lock.withLock { state.outgoing.count }
+  }
+
+  @inlinable
+  var isObserved: Bool {
+    autokvo_atomic_load_relaxed(observedFlag) != 0
+  }
+
+  func attach(_ sentinel: ObservedSentinel) {
+    lock.withLock {
+      state.incoming.append(sentinel)
+      autokvo_atomic_store_release(observedFlag, 1)
+    }
+  }
+
+  func attach(_ sentinel: ObserverSentinel) {
+    lock.withLock { state.outgoing.append(sentinel) }
+  }
+
+  /// Removes `sentinel` and returns it, so the caller can release it outside every lock; `nil`
+  /// when this registry no longer holds it (its own deinit moved it out).
+  func detach(_ sentinel: ObservedSentinel) -> ObservedSentinel? {
+    lock.withLock {
+      guard let index = state.incoming.firstIndex(where: { $0 === sentinel }) else { return nil }
+      let removed = state.incoming.remove(at: index)
+      if state.incoming.isEmpty { autokvo_atomic_store_release(observedFlag, 0) }
+      return removed
+    }
+  }
+
+  /// Removes `sentinel` and returns it; see ``detach(_:)-(ObservedSentinel)``.
+  func detach(_ sentinel: ObserverSentinel) -> ObserverSentinel? {
+    lock.withLock {
+      guard let index = state.outgoing.firstIndex(where: { $0 === sentinel }) else { return nil }
+      return state.outgoing.remove(at: index)
+    }
+  }
+
+  /// The registrations a change of `keyPath` concerns, in registration order.
+  func sentinels(triggeredBy keyPath: AnyKeyPath) -> [ObservedSentinel] {
+    lock.withLock { state.incoming.filter { $0.isTriggered(by: keyPath) } }
+  }
+
+  /// Runs `body` on the registry's state under its lock. `body` must not call user code.
+  func withState<Result>(_ body: (inout RegistryState) -> Result) -> Result {
+    lock.withLock { body(&state) }
+  }
+}
+
+/// The mutable state of one ``ObservationRegistry``.
+struct RegistryState {
+  /// Sentinels of registrations observing this object, in registration order.
+  var incoming: [ObservedSentinel] = []
+  /// Sentinels of registrations this object made as an observer.
+  var outgoing: [ObserverSentinel] = []
+  /// Manual `willChangeValue(for:)` calls awaiting their `didChangeValue(for:)`.
+  var pendingChanges: [PendingChange] = []
+}
+
+/// A manual change between its `willChangeValue(for:)` and its `didChangeValue(for:)`.
+struct PendingChange {
+  /// The thread that called `willChangeValue(for:)`; pairs match per thread, as in KVO.
+  let thread: UnsafeRawPointer
+  let keyPath: AnyKeyPath
+  /// The registrations notified at `will`, each with the old value it read then.
+  let notifications: [(sentinel: ObservedSentinel, oldValue: Any?)]
+}

@@ -1,0 +1,44 @@
+import _AutoKVOShims
+
+/// A non-recursive lock whose storage lives on the C heap, so its address is stable.
+///
+/// Swift gives no address guarantee for a lock stored inline in a class property, so the lock is
+/// allocated once and destroyed explicitly by its owner.
+struct Lock: @unchecked Sendable {  // a pointer to a lock built for cross-thread use
+  private let pointer: UnsafeMutablePointer<autokvo_lock_t>
+
+  init() {
+    pointer = autokvo_lock_create()
+  }
+
+  /// Frees the lock. Its owner calls this once, from its `deinit`.
+  func destroy() {
+    autokvo_lock_destroy(pointer)
+  }
+
+  /// Runs `body` with the lock held. `body` must never call user code.
+  @inline(__always)
+  func withLock<Result>(_ body: () throws -> Result) rethrows -> Result {
+    autokvo_lock_lock(pointer)
+    defer { autokvo_lock_unlock(pointer) }
+    return try body()
+  }
+}
+
+/// A value behind its own lock, for rarely written process-wide settings.
+final class LockedValue<Value>: @unchecked Sendable {  // every access to `value` holds `lock`
+  private let lock = Lock()
+  private var value: Value
+
+  init(_ value: Value) {
+    self.value = value
+  }
+
+  deinit {
+    lock.destroy()
+  }
+
+  func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+    try lock.withLock { try body(&value) }
+  }
+}

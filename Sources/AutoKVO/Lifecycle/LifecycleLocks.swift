@@ -1,0 +1,14 @@
+/// The locks that guard registration lifecycles, one picked per registration by its address.
+///
+/// A registration needs a lock only for its rare teardown and for the "still active?" check
+/// before each delivery; a fixed set of striped locks avoids allocating one per registration.
+/// Under one of these locks the engine takes registry locks only, never another stripe and never
+/// user code, so sharing a stripe cannot deadlock.
+enum LifecycleLocks {
+  private static let stripes: [Lock] = (0..<64).map { _ in Lock() }
+
+  static func lock(for object: AnyObject) -> Lock {
+    let address = UInt(bitPattern: ObjectIdentifier(object).hashValue)
+    return stripes[Int((address >> 4) & 63)]
+  }
+}

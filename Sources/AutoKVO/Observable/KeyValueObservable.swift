@@ -1,0 +1,38 @@
+/// A class whose instances take part in observation, as observed objects, as observers, or both.
+///
+/// Conform and store a registry; mark the properties that notify with ``Observed``:
+///
+/// ```swift
+/// final class Person: KeyValueObservable {
+///     let observationRegistry = ObservationRegistry()
+///     @Observed var name = "Ann"
+/// }
+/// ```
+///
+/// Every registration ends by itself, exactly once, when either the observer or the observed
+/// object is deallocated; a notification never reaches a deallocated observer.
+public protocol KeyValueObservable: AnyObject {
+  /// The object's observation storage; declare it as `let observationRegistry = ObservationRegistry()`.
+  var observationRegistry: ObservationRegistry { get }
+
+  /// Whether setting an ``Observed`` property notifies observers by itself. The default is
+  /// `true` for every key path.
+  ///
+  /// Return `false` for a key path whose observers you notify yourself with
+  /// ``willChangeValue(for:)`` and ``didChangeValue(for:)``, as with KVO's
+  /// `automaticallyNotifiesObservers(forKey:)`:
+  ///
+  /// ```swift
+  /// static func automaticallyNotifiesObservers(for keyPath: AnyKeyPath) -> Bool {
+  ///     keyPath != \Account.balance
+  /// }
+  /// ```
+  static func automaticallyNotifiesObservers(for keyPath: AnyKeyPath) -> Bool
+}
+
+extension KeyValueObservable {
+  /// Returns `true`: every ``Observed`` property notifies when set.
+  public static func automaticallyNotifiesObservers(for keyPath: AnyKeyPath) -> Bool {
+    true
+  }
+}

@@ -1,0 +1,93 @@
+// Low-level primitives for AutoKVO that Swift cannot express portably on the Apple deployment
+// targets the package supports: a word-sized atomic, a non-recursive lock, and a thread-local slot.
+// Internal to AutoKVO; not API.
+#ifndef AUTOKVO_SHIMS_H
+#define AUTOKVO_SHIMS_H
+
+#include <stdint.h>
+#include <stdlib.h>
+
+#if defined(__APPLE__)
+#include <os/lock.h>
+typedef os_unfair_lock autokvo_lock_t;
+#else
+#include <pthread.h>
+typedef pthread_mutex_t autokvo_lock_t;
+#endif
+
+/// Allocates and initialises a lock; never returns NULL (aborts when out of memory).
+static inline autokvo_lock_t *_Nonnull autokvo_lock_create(void) {
+  autokvo_lock_t *lock = (autokvo_lock_t *)malloc(sizeof(autokvo_lock_t));
+  if (lock == NULL) abort();
+#if defined(__APPLE__)
+  *lock = OS_UNFAIR_LOCK_INIT;
+#else
+  pthread_mutex_init(lock, NULL);
+#endif
+  return lock;
+}
+
+static inline void autokvo_lock_destroy(autokvo_lock_t *_Nonnull lock) {
+#if !defined(__APPLE__)
+  pthread_mutex_destroy(lock);
+#endif
+  free(lock);
+}
+
+static inline void autokvo_lock_lock(autokvo_lock_t *_Nonnull lock) {
+#if defined(__APPLE__)
+  os_unfair_lock_lock(lock);
+#else
+  pthread_mutex_lock(lock);
+#endif
+}
+
+static inline void autokvo_lock_unlock(autokvo_lock_t *_Nonnull lock) {
+#if defined(__APPLE__)
+  os_unfair_lock_unlock(lock);
+#else
+  pthread_mutex_unlock(lock);
+#endif
+}
+
+static inline intptr_t autokvo_atomic_load_relaxed(const intptr_t *_Nonnull word) {
+  return __atomic_load_n(word, __ATOMIC_RELAXED);
+}
+
+static inline intptr_t autokvo_atomic_load_acquire(const intptr_t *_Nonnull word) {
+  return __atomic_load_n(word, __ATOMIC_ACQUIRE);
+}
+
+static inline void autokvo_atomic_store_release(intptr_t *_Nonnull word, intptr_t value) {
+  __atomic_store_n(word, value, __ATOMIC_RELEASE);
+}
+
+/// Adds `delta` and returns the new value.
+static inline intptr_t autokvo_atomic_add(intptr_t *_Nonnull word, intptr_t delta) {
+  return __atomic_add_fetch(word, delta, __ATOMIC_ACQ_REL);
+}
+
+/// How many threads are recording key-path dependencies right now. Property getters read it on
+/// every access, so it is a plain C global word rather than a Swift global (no lazy-init check).
+extern intptr_t autokvo_recording_threads;
+
+static inline int autokvo_is_any_thread_recording(void) {
+  return __atomic_load_n(&autokvo_recording_threads, __ATOMIC_RELAXED) != 0;
+}
+
+static inline void autokvo_recording_began(void) {
+  __atomic_add_fetch(&autokvo_recording_threads, 1, __ATOMIC_ACQ_REL);
+}
+
+static inline void autokvo_recording_ended(void) {
+  __atomic_sub_fetch(&autokvo_recording_threads, 1, __ATOMIC_ACQ_REL);
+}
+
+/// This thread's dependency recorder, or NULL. Only meaningful while recording_threads > 0.
+void *_Nullable autokvo_thread_recorder(void);
+void autokvo_set_thread_recorder(void *_Nullable recorder);
+
+/// An address unique to the calling thread for as long as the thread lives.
+const void *_Nonnull autokvo_thread_identity(void);
+
+#endif

@@ -1,0 +1,72 @@
+// A short story of observations that remove themselves, whichever side is deallocated first.
+import AutoKVO
+
+final class Person: KeyValueObservable {
+  let observationRegistry = ObservationRegistry()
+  @Observed var name: String
+  @Observed var age = 30
+
+  init(name: String) {
+    self.name = name
+  }
+
+  deinit {
+    print("  (\(name) is deallocated)")
+  }
+}
+
+final class Badge: KeyValueObservable {
+  let observationRegistry = ObservationRegistry()
+  let label: String
+  var text = ""
+
+  init(label: String, person: Person) {
+    self.label = label
+    autoObserve(person, keyPath: \.name, options: [.initial, .new]) { badge, _, change in
+      badge.text = change.newValue ?? ""
+      print("  \(badge.label) now shows \"\(badge.text)\"")
+    }
+  }
+
+  deinit {
+    print("  (\(label) is deallocated)")
+  }
+}
+
+print("1. A badge observes a person; the badge goes first.")
+let ann = Person(name: "Ann")
+var badge: Badge? = Badge(label: "badge A", person: ann)
+ann.name = "Ann Lee"
+print("  person has \(ann.observationRegistry.observerCount) observer(s)")
+badge = nil
+print("  person has \(ann.observationRegistry.observerCount) observer(s) after the badge is gone")
+ann.name = "Ann Lee-Smith"
+print("  (the rename reached nobody, and nothing crashed)")
+
+print("\n2. Another badge observes another person; the person goes first.")
+var bob: Person? = Person(name: "Bob")
+let badgeB = Badge(label: "badge B", person: bob!)
+bob = nil
+print(
+  "  badge B is observing \(badgeB.observationRegistry.observingCount) object(s) after the person is gone"
+)
+
+print("\n3. Options: the old value, the new value and a call before the change.")
+let cid = Person(name: "Cid")
+let watcher = Badge(label: "watcher", person: cid)
+watcher.autoObserve(cid, keyPath: \.age, options: [.old, .new, .prior]) { _, _, change in
+  if change.isPrior {
+    print("  age is about to change from \(change.oldValue!)")
+  } else {
+    print("  age changed from \(change.oldValue!) to \(change.newValue!)")
+  }
+}
+cid.age = 31
+
+print("\n4. A handle cancels early; cancelling twice is harmless.")
+let observation = watcher.autoObserve(cid, keyPath: \.age) { _, _, _ in print("  never printed") }
+observation.cancel()
+observation.cancel()
+print("  cancelled: \(observation.isCancelled)")
+
+print("\nNo teardown code was written anywhere in this program.")

@@ -1,0 +1,41 @@
+import Foundation
+
+/// Releases all of `parties` threads at once, so that two operations race as closely as the
+/// machine allows.
+final class ThreadBarrier: @unchecked Sendable {  // `arrived` is guarded by `condition`
+  private let condition = NSCondition()
+  private let parties: Int
+  private var arrived = 0
+
+  init(parties: Int) {
+    self.parties = parties
+  }
+
+  func arriveAndWait() {
+    condition.lock()
+    arrived += 1
+    if arrived == parties {
+      condition.broadcast()
+    } else {
+      while arrived < parties { condition.wait() }
+    }
+    condition.unlock()
+  }
+}
+
+/// Runs each closure on its own thread, all released together by a barrier, and returns when
+/// every one has finished.
+func runSimultaneously(_ bodies: [@Sendable () -> Void]) {
+  let barrier = ThreadBarrier(parties: bodies.count)
+  let group = DispatchGroup()
+  for body in bodies {
+    let thread = Thread {
+      barrier.arriveAndWait()
+      body()
+      group.leave()
+    }
+    group.enter()
+    thread.start()
+  }
+  group.wait()
+}
