@@ -57,7 +57,7 @@ struct LifecycleTests {
       watcher.autoObserve(person, keyPath: \.name, options: [.initial, .old, .new, .prior]) {
         watcher, person, _ in watcher.record(person.name)
       }
-      person.autoObserve(watcher, keyPath: \.observationRegistry) { _, _, _ in }
+      person.autoObserve(person, keyPath: \.age) { _, _, _ in }
     }
     #expect(weakPerson == nil)
     #expect(weakWatcher == nil)

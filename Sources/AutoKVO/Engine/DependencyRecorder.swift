@@ -2,13 +2,13 @@ import _AutoKVOShims
 
 /// Records which `@Observed` properties an evaluation reads, on the current thread.
 ///
-/// Registration evaluates the observed key path once under a recorder; each `@Observed` getter it
-/// reaches reports itself, so a registration learns which property sets concern it, also for
-/// computed properties, without any declaration.
+/// Registration evaluates the observed key path under a recorder; each `@Observed` getter it
+/// reaches reports its object and key path, so a registration learns which property sets concern
+/// it — through computed properties and key-path chains — without any declaration.
 @usableFromInline
 final class DependencyRecorder {
   struct Access {
-    let object: AnyObject
+    let object: any KeyValueObservable
     let keyPath: AnyKeyPath
   }
 
@@ -30,14 +30,14 @@ final class DependencyRecorder {
 
   /// Called by every `@Observed` getter; costs one relaxed load unless some thread is recording.
   @inlinable
-  static func noteAccess(object: AnyObject, keyPath: AnyKeyPath) {
+  static func noteAccess(object: some KeyValueObservable, keyPath: AnyKeyPath) {
     if autokvo_is_any_thread_recording() != 0 {
       noteAccessWhileRecording(object: object, keyPath: keyPath)
     }
   }
 
   @usableFromInline
-  static func noteAccessWhileRecording(object: AnyObject, keyPath: AnyKeyPath) {
+  static func noteAccessWhileRecording(object: any KeyValueObservable, keyPath: AnyKeyPath) {
     guard let raw = autokvo_thread_recorder() else { return }  // another thread is recording
     let recorder = Unmanaged<DependencyRecorder>.fromOpaque(raw).takeUnretainedValue()
     recorder.accesses.append(Access(object: object, keyPath: keyPath))

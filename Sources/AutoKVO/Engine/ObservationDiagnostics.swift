@@ -7,6 +7,12 @@ public struct ObservationDiagnostic: Sendable, CustomStringConvertible {
   public enum Kind: Sendable, Hashable {
     /// `didChangeValue(for:)` was called with no matching `willChangeValue(for:)` on the thread.
     case unmatchedDidChange
+    /// A registration's key path reads no `@Observed` property and declares no dependency, so it
+    /// can only notify through manual `willChangeValue(for:)` / `didChangeValue(for:)`.
+    case keyPathNeverNotifies
+    /// A collection change named indexes outside the collection; it was delivered as a
+    /// `.setting` change of the whole collection instead.
+    case indexesOutOfRange
   }
 
   /// What went wrong.

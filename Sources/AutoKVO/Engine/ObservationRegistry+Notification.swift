@@ -1,5 +1,8 @@
 import _AutoKVOShims
 
+/// A change's registrations, each with the token it returned before the change.
+typealias PendingNotifications = [(sentinel: ObservedSentinel, token: Any?)]
+
 extension ObservationRegistry {
   /// Performs `change`, an automatic set of `keyPath` on `object`, notifying the registrations it
   /// concerns before and after. Called by `@Observed` only when the object has observers.
@@ -13,31 +16,68 @@ extension ObservationRegistry {
       change()
       return
     }
-    let notifications = willChange(of: object, keyPath: keyPath)
+    let descriptor = ChangeDescriptor.setting(keyPath)
+    let notifications = willChange(of: object, descriptor, automatic: true)
     change()
-    didChange(of: object, notifications)
+    didChange(of: object, descriptor, notifications)
   }
 
-  /// Starts a manual change of `keyPath`: reads old values and sends prior calls now, and keeps
-  /// them for the matching ``didChangeValue(of:keyPath:)`` on the same thread.
-  func willChangeValue(of object: AnyObject, keyPath: AnyKeyPath) {
-    let notifications = willChange(of: object, keyPath: keyPath)
+  /// Performs a collection mutation of `keyPath` on `object`, notifying with `descriptor` (kind,
+  /// indexes, elements) instead of the `.setting` change the property's setter would post.
+  ///
+  /// - Parameters:
+  ///   - descriptor: The change as known before the mutation (kind, indexes, old elements).
+  ///   - mutate: The mutation.
+  ///   - completeDescriptor: Fills in what is known only after the mutation (new elements).
+  func performCollectionChange(
+    of object: AnyObject,
+    _ descriptor: ChangeDescriptor,
+    mutate: () -> Void,
+    completeDescriptor: (inout ChangeDescriptor) -> Void
+  ) {
+    let notifications = willChange(of: object, descriptor, automatic: false)
+    let thread = autokvo_thread_identity()
+    withState { $0.suppressedKeyPaths.append((thread, descriptor.keyPath)) }
+    mutate()
+    withState { state in
+      if let index = state.suppressedKeyPaths.lastIndex(where: {
+        $0.thread == thread && $0.keyPath == descriptor.keyPath
+      }) {
+        state.suppressedKeyPaths.remove(at: index)
+      }
+    }
+    var completed = descriptor
+    if !notifications.isEmpty { completeDescriptor(&completed) }
+    didChange(of: object, completed, notifications)
+  }
+
+  /// Starts a manual change: reads old values and sends prior calls now, and keeps them for the
+  /// matching ``didChangeValue(of:keyPath:completeDescriptor:)`` on the same thread.
+  func willChangeValue(of object: AnyObject, _ descriptor: ChangeDescriptor) {
+    let notifications = willChange(of: object, descriptor, automatic: false)
     let pending = PendingChange(
       thread: autokvo_thread_identity(),
-      keyPath: keyPath,
+      change: descriptor,
       notifications: notifications
     )
     withState { $0.pendingChanges.append(pending) }
   }
 
-  /// Completes the innermost pending manual change of `keyPath` on this thread; reports a
+  /// Completes the innermost pending manual change of `keyPath` on this thread, or reports a
   /// diagnostic when there is none.
-  func didChangeValue(of object: AnyObject, keyPath: AnyKeyPath) {
+  ///
+  /// - Parameter completeDescriptor: Fills in what is known only after the change; it receives
+  ///   the descriptor recorded at `will` and may report a diagnostic.
+  func didChangeValue(
+    of object: AnyObject,
+    keyPath: AnyKeyPath,
+    completeDescriptor: (inout ChangeDescriptor) -> Void = { _ in }
+  ) {
     let thread = autokvo_thread_identity()
     let pending = withState { state -> PendingChange? in
       guard
         let index = state.pendingChanges.lastIndex(where: {
-          $0.thread == thread && $0.keyPath == keyPath
+          $0.thread == thread && $0.change.keyPath == keyPath
         })
       else { return nil }
       return state.pendingChanges.remove(at: index)
@@ -50,26 +90,30 @@ extension ObservationRegistry {
       )
       return
     }
-    didChange(of: object, pending.notifications)
+    var completed = pending.change
+    if !pending.notifications.isEmpty { completeDescriptor(&completed) }
+    didChange(of: object, completed, pending.notifications)
   }
 
   private func willChange(
     of object: AnyObject,
-    keyPath: AnyKeyPath
-  ) -> [(sentinel: ObservedSentinel, oldValue: Any?)] {
+    _ descriptor: ChangeDescriptor,
+    automatic: Bool
+  ) -> PendingNotifications {
     // The snapshot is taken once: a registration made by a handler during this change is not
     // notified of it.
-    sentinels(triggeredBy: keyPath).map { sentinel in
-      (sentinel, sentinel.willChange(of: object))
+    sentinels(triggeredBy: descriptor.keyPath, automatic: automatic).map { sentinel in
+      (sentinel, sentinel.willChange(of: object, descriptor))
     }
   }
 
   private func didChange(
     of object: AnyObject,
-    _ notifications: [(sentinel: ObservedSentinel, oldValue: Any?)]
+    _ descriptor: ChangeDescriptor,
+    _ notifications: PendingNotifications
   ) {
-    for (sentinel, oldValue) in notifications {
-      sentinel.didChange(of: object, oldValue: oldValue)
+    for (sentinel, token) in notifications {
+      sentinel.didChange(of: object, descriptor, token: token)
     }
   }
 }

@@ -48,7 +48,7 @@ public final class ObservationRegistry: @unchecked Sendable {  // `state` is gua
       return (state.incoming, state.outgoing)
     }
     for sentinel in incoming {
-      sentinel.observation.end(.observedDeallocated)
+      sentinel.observedObjectIsDeallocating()
     }
     for sentinel in outgoing {
       sentinel.observation.end(.observerDeallocated)
@@ -58,6 +58,9 @@ public final class ObservationRegistry: @unchecked Sendable {  // `state` is gua
   }
 
   /// The number of live registrations observing this registry's object.
+  ///
+  /// It includes the internal registrations that key-path chains through this object make (one
+  /// per chain registration, whatever the number of properties it reads here).
   public var observerCount: Int {
     lock.withLock { state.incoming.count }
   }
@@ -102,9 +105,22 @@ public final class ObservationRegistry: @unchecked Sendable {  // `state` is gua
     }
   }
 
-  /// The registrations a change of `keyPath` concerns, in registration order.
-  func sentinels(triggeredBy keyPath: AnyKeyPath) -> [ObservedSentinel] {
-    lock.withLock { state.incoming.filter { $0.isTriggered(by: keyPath) } }
+  /// The registrations a change of `keyPath` concerns, in registration order; none while this
+  /// thread performs a collection mutation of `keyPath`, which notifies on its own.
+  func sentinels(triggeredBy keyPath: AnyKeyPath, automatic: Bool) -> [ObservedSentinel] {
+    lock.withLock {
+      if automatic && !state.suppressedKeyPaths.isEmpty
+        && state.isSuppressed(keyPath, on: autokvo_thread_identity())
+      {
+        return []
+      }
+      return state.incoming.filter { $0.isTriggered(by: keyPath) }
+    }
+  }
+
+  /// The live registrations this registry's object made as an observer, in registration order.
+  var outgoingObservations: [KeyValueObservation] {
+    lock.withLock { state.outgoing.map(\.observation) }
   }
 
   /// Runs `body` on the registry's state under its lock. `body` must not call user code.
@@ -121,13 +137,19 @@ struct RegistryState {
   var outgoing: [ObserverSentinel] = []
   /// Manual `willChangeValue(for:)` calls awaiting their `didChangeValue(for:)`.
   var pendingChanges: [PendingChange] = []
+  /// Collection mutations in progress, whose automatic `.setting` notification is suppressed.
+  var suppressedKeyPaths: [(thread: UnsafeRawPointer, keyPath: AnyKeyPath)] = []
+
+  func isSuppressed(_ keyPath: AnyKeyPath, on thread: UnsafeRawPointer) -> Bool {
+    suppressedKeyPaths.contains { $0.thread == thread && $0.keyPath == keyPath }
+  }
 }
 
 /// A manual change between its `willChangeValue(for:)` and its `didChangeValue(for:)`.
 struct PendingChange {
   /// The thread that called `willChangeValue(for:)`; pairs match per thread, as in KVO.
   let thread: UnsafeRawPointer
-  let keyPath: AnyKeyPath
-  /// The registrations notified at `will`, each with the old value it read then.
-  let notifications: [(sentinel: ObservedSentinel, oldValue: Any?)]
+  let change: ChangeDescriptor
+  /// The registrations notified at `will`, each with the token (old value) it returned then.
+  let notifications: [(sentinel: ObservedSentinel, token: Any?)]
 }

@@ -53,10 +53,26 @@ public final class KeyValueObservation: @unchecked Sendable {  // mutable state 
     }
   }
 
-  func attach(observed: ObservedSentinel, observer: ObserverSentinel) {
+  /// Links the registration's sentinels. Called once, before either is attached to a registry:
+  /// attaching takes the registry's lock, which publishes these stores to every other thread.
+  func attachUnpublished(observed: ObservedSentinel, observer: ObserverSentinel?) {
+    observedSentinel = observed
+    observerSentinel = observer
+  }
+
+  /// Runs `body` under this registration's lifecycle lock. `body` may take registry locks, but
+  /// never another registration's lifecycle lock, and never calls user code.
+  func withLock<Result>(_ body: () -> Result) -> Result {
+    lock.withLock(body)
+  }
+
+  /// Whether this registration is active and observes `keyPath` (any key path when `nil`) of the
+  /// object that owns `registry`. Identity of a live registry, never of a possibly freed object.
+  func isActive(observing registry: ObservationRegistry, keyPath: AnyKeyPath?) -> Bool {
     lock.withLock {
-      observedSentinel = observed
-      observerSentinel = observer
+      guard lifecycle.isActive, let observed = observedSentinel, observed.registry === registry
+      else { return false }
+      return keyPath.map { $0 == observed.primaryKeyPath } ?? true
     }
   }
 
@@ -69,19 +85,22 @@ public final class KeyValueObservation: @unchecked Sendable {  // mutable state 
     _ = lock.withLock { () -> (ObservedSentinel?, ObserverSentinel?) in
       let action = lifecycle.end(reason)
       guard action != .none else { return (nil, nil) }
-      guard let observed = observedSentinel, let observer = observerSentinel else {
+      guard let observed = observedSentinel else {
         preconditionFailure("registration ended (\(reason)) before its sentinels were attached")
       }
+      // A relay (an internal registration on an object inside a key-path chain) has no observer
+      // side: its owner ends it.
+      let observer = observerSentinel
       observedSentinel = nil
       observerSentinel = nil
       LifecycleCensus.teardownPerformed()
       switch action {
       case .detachBothSides:
-        return (observed.registry.detach(observed), observer.registry.detach(observer))
+        return (observed.registry.detach(observed), observer.flatMap { $0.registry.detach($0) })
       case .detachObservedSide:
         return (observed.registry.detach(observed), nil)
       case .detachObserverSide:
-        return (nil, observer.registry.detach(observer))
+        return (nil, observer.flatMap { $0.registry.detach($0) })
       case .none:
         return (nil, nil)
       }

@@ -14,7 +14,7 @@ extension KeyValueObservable {
   /// ``automaticallyNotifiesObservers(for:)`` turns off. Pairs for different key paths may nest;
   /// each delivers one notification.
   public func willChangeValue<Value>(for keyPath: KeyPath<Self, Value>) {
-    observationRegistry.willChangeValue(of: self, keyPath: keyPath)
+    observationRegistry.willChangeValue(of: self, .setting(keyPath))
   }
 
   /// Tells observers that the value at `keyPath` has changed, completing the innermost

@@ -13,9 +13,13 @@ extension KeyValueObservable {
   /// }
   /// ```
   ///
-  /// The key path may be a stored `@Observed` property or a computed property that reads
-  /// `@Observed` properties of `object`: registration evaluates it once and records which
-  /// properties it reads.
+  /// The key path may be a stored ``Observed`` property, a computed property that reads
+  /// `@Observed` properties, or a chain through other observable objects (`\.dog?.name`):
+  /// registration evaluates it and records which `@Observed` properties it reads, and, for
+  /// anything but a stored property, does so again after every change. A key path that reads no
+  /// `@Observed` property, declares no dependency and is not excluded from automatic
+  /// notification is reported as an ``ObservationDiagnostic``: it could only ever notify through
+  /// ``willChangeValue(for:)``.
   ///
   /// - Parameters:
   ///   - object: The object to observe. It is not retained.
@@ -32,10 +36,15 @@ extension KeyValueObservable {
     options: ObservationOptions = [.old, .new],
     changeHandler: @escaping (Self, Object, KeyValueChange<Value>) -> Void
   ) -> KeyValueObservation {
-    let (currentValue, accesses) = DependencyRecorder.record { object[keyPath: keyPath] }
-    var triggers: [AnyKeyPath] = [keyPath]
-    for access in accesses where access.object === object && !triggers.contains(access.keyPath) {
-      triggers.append(access.keyPath)
+    let (currentValue, dependencies) = Dependencies.discover(root: object, keyPath: keyPath)
+    if dependencies.isEmpty && type(of: object).automaticallyNotifiesObservers(for: keyPath) {
+      ObservationDiagnostics.report(
+        .keyPathNeverNotifies,
+        "autoObserve(_:keyPath: \(keyPath)) on \(Object.self) reads no @Observed property and "
+          + "declares no keyPathsForValuesAffecting(_:); it will only notify through "
+          + "willChangeValue(for:)/didChangeValue(for:). Mark what it reads @Observed, or return "
+          + "false from automaticallyNotifiesObservers(for:) for it if you notify it by hand."
+      )
     }
 
     let observation = KeyValueObservation()
@@ -43,9 +52,10 @@ extension KeyValueObservable {
       registry: object.observationRegistry,
       observation: observation,
       observer: self,
+      root: object,
       keyPath: keyPath,
       options: options,
-      triggers: triggers,
+      dependencies: dependencies,
       handler: changeHandler
     )
     let observerSentinel = ObserverSentinel(
@@ -53,15 +63,39 @@ extension KeyValueObservable {
       observation: observation
     )
     // Both objects are alive for the whole call (`self` and `object` are strong here), so both
-    // registries are too; attaching before either registry holds a sentinel means the
+    // registries are too; linking the sentinels before either registry holds one means the
     // registration can never be ended half-built.
-    observation.attach(observed: observedSentinel, observer: observerSentinel)
+    observation.attachUnpublished(observed: observedSentinel, observer: observerSentinel)
     object.observationRegistry.attach(observedSentinel)
     observationRegistry.attach(observerSentinel)
+    observedSentinel.installRelays(for: dependencies)
 
     if options.contains(.initial) {
       observedSentinel.deliverInitial(currentValue: currentValue, object: object)
     }
     return observation
+  }
+
+  /// Observes `keyPath` of every object in `objects`, as one ``autoObserve(_:keyPath:options:changeHandler:)``
+  /// call per object: each registration ends by itself when its object or this observer is
+  /// deallocated. KVO's `addObserver(_:toObjectsAt:forKeyPath:options:context:)`.
+  ///
+  /// ```swift
+  /// board.autoObserve(team.members, keyPath: \.status) { board, member, change in
+  ///     board.refresh(member)
+  /// }
+  /// ```
+  ///
+  /// - Returns: One handle per object, in the order of `objects`.
+  @discardableResult
+  public func autoObserve<Objects: Sequence, Value>(
+    _ objects: Objects,
+    keyPath: KeyPath<Objects.Element, Value>,
+    options: ObservationOptions = [.old, .new],
+    changeHandler: @escaping (Self, Objects.Element, KeyValueChange<Value>) -> Void
+  ) -> [KeyValueObservation] where Objects.Element: KeyValueObservable {
+    objects.map { object in
+      autoObserve(object, keyPath: keyPath, options: options, changeHandler: changeHandler)
+    }
   }
 }

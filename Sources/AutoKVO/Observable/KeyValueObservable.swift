@@ -28,11 +28,31 @@ public protocol KeyValueObservable: AnyObject {
   /// }
   /// ```
   static func automaticallyNotifiesObservers(for keyPath: AnyKeyPath) -> Bool
+
+  /// The key paths of this class whose changes also change the value at `keyPath`. The default
+  /// is empty.
+  ///
+  /// AutoKVO discovers the `@Observed` properties a computed property reads by itself; declare
+  /// here only what its getter does not read directly, as with KVO's
+  /// `keyPathsForValuesAffectingValue(forKey:)`. Declarations are followed transitively, and
+  /// cycles among them are harmless.
+  ///
+  /// ```swift
+  /// static func keyPathsForValuesAffecting(_ keyPath: AnyKeyPath) -> Set<AnyKeyPath> {
+  ///     keyPath == \Document.title ? [\Document.fileURL] : []
+  /// }
+  /// ```
+  static func keyPathsForValuesAffecting(_ keyPath: AnyKeyPath) -> Set<AnyKeyPath>
 }
 
 extension KeyValueObservable {
   /// Returns `true`: every ``Observed`` property notifies when set.
   public static func automaticallyNotifiesObservers(for keyPath: AnyKeyPath) -> Bool {
     true
+  }
+
+  /// Returns an empty set: no declared dependencies.
+  public static func keyPathsForValuesAffecting(_ keyPath: AnyKeyPath) -> Set<AnyKeyPath> {
+    []
   }
 }

@@ -45,13 +45,18 @@ public struct Observed<Value> {
       return object[keyPath: storageKeyPath].storedValue
     }
     set {
+      // The replaced value is swapped out and released when this setter returns, outside the
+      // write access to the storage and after observers were notified: its deinit may read this
+      // property (a key-path chain through it re-evaluates when it dies), and it must not look
+      // like a second change while this one is being delivered.
+      var replacedValue = newValue
       let registry = object.observationRegistry
       guard registry.isObserved else {
-        object[keyPath: storageKeyPath].storedValue = newValue
+        swap(&object[keyPath: storageKeyPath].storedValue, &replacedValue)
         return
       }
       registry.performAutomaticChange(of: object, keyPath: wrappedKeyPath) {
-        object[keyPath: storageKeyPath].storedValue = newValue
+        swap(&object[keyPath: storageKeyPath].storedValue, &replacedValue)
       }
     }
   }

@@ -67,7 +67,7 @@ final class Account: KeyValueObservable, @unchecked Sendable {  // single-thread
   var note = ""
 
   static func automaticallyNotifiesObservers(for keyPath: AnyKeyPath) -> Bool {
-    keyPath != \Account.balance
+    keyPath != \Account.balance && keyPath != \Account.note
   }
 }
 
@@ -76,4 +76,87 @@ func describe<Value>(_ change: KeyValueChange<Value>) -> String {
   let old = change.oldValue.map { "\($0)" } ?? "nil"
   let new = change.newValue.map { "\($0)" } ?? "nil"
   return "\(change.isPrior ? "prior " : "")\(change.kind) \(old)->\(new)"
+}
+
+/// An intermediate object for key-path chains.
+final class Dog: KeyValueObservable, @unchecked Sendable {  // single-threaded tests
+  let observationRegistry = ObservationRegistry()
+  @Observed var name: String
+  @Observed var toy: Toy?
+  private let tracker: LifetimeTracker?
+
+  init(_ name: String, tracker: LifetimeTracker? = nil) {
+    self.name = name
+    self.tracker = tracker
+    tracker?.instanceCreated()
+  }
+
+  deinit {
+    tracker?.instanceDestroyed()
+  }
+}
+
+/// The third level of a chain.
+final class Toy: KeyValueObservable, @unchecked Sendable {  // single-threaded tests
+  let observationRegistry = ObservationRegistry()
+  @Observed var color: String
+
+  init(_ color: String) {
+    self.color = color
+  }
+}
+
+/// The root of key-path chains: a strong optional dog, a strong non-optional pet, and a weak
+/// walker that is not @Observed.
+final class Owner: KeyValueObservable, @unchecked Sendable {  // single-threaded tests
+  let observationRegistry = ObservationRegistry()
+  @Observed var dog: Dog?
+  @Observed var pet: Dog
+  weak var walker: Dog?
+  @Observed var useNickname = false
+  @Observed var nickname = "Nick"
+
+  /// Reads `nickname` only in one branch.
+  var displayName: String { useNickname ? nickname : pet.name }
+
+  init(dog: Dog? = nil, pet: Dog = Dog("Rex")) {
+    self.dog = dog
+    self.pet = pet
+  }
+}
+
+/// Declared dependencies: `fullName` reads a stored property that is not `@Observed`, and
+/// `keyPathsForValuesAffecting` names the `@Observed` ones that drive it, with a cycle.
+final class Document: KeyValueObservable, @unchecked Sendable {  // single-threaded tests
+  let observationRegistry = ObservationRegistry()
+  @Observed var first = "A"
+  @Observed var last = "B"
+  var cache = ""
+
+  var fullName: String { "\(first) \(last)" }
+  var title: String { cache }
+  var alias: String { cache }
+
+  static func keyPathsForValuesAffecting(_ keyPath: AnyKeyPath) -> Set<AnyKeyPath> {
+    switch keyPath {
+    case \Document.title: [\Document.alias, \Document.first]
+    case \Document.alias: [\Document.title, \Document.last]
+    default: []
+    }
+  }
+}
+
+/// A model with collection properties.
+final class Playlist: KeyValueObservable, @unchecked Sendable {  // single-threaded tests
+  let observationRegistry = ObservationRegistry()
+  @Observed var songs: [String] = []
+  @Observed var tags: Set<String> = []
+  var manualSongs: [String] = []
+  var manualTags: Set<String> = []
+
+  var songCount: Int { songs.count }
+
+  static func automaticallyNotifiesObservers(for keyPath: AnyKeyPath) -> Bool {
+    keyPath != \Playlist.manualSongs && keyPath != \Playlist.manualTags
+  }
 }

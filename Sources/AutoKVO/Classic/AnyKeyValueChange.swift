@@ -1,0 +1,39 @@
+import Foundation
+
+/// A ``KeyValueChange`` with its value type erased, as the classic
+/// ``KeyValueObserving/observeValue(forKeyPath:of:change:context:)`` callback receives it.
+///
+/// ```swift
+/// if let name = change.newValue(as: String.self) { … }
+/// ```
+public struct AnyKeyValueChange {
+  /// The kind of mutation.
+  public var kind: ChangeKind
+  /// The value before the change, when ``ObservationOptions/old`` was requested.
+  public var oldValue: Any?
+  /// The value after the change, when ``ObservationOptions/new`` was requested.
+  public var newValue: Any?
+  /// The affected positions of a collection mutation; `nil` for ``ChangeKind/setting``.
+  public var indexes: IndexSet?
+  /// Whether this call comes before the change.
+  public var isPrior: Bool
+
+  /// Erases the value type of `change`.
+  public init<Value>(_ change: KeyValueChange<Value>) {
+    kind = change.kind
+    oldValue = change.oldValue.map { $0 as Any }
+    newValue = change.newValue.map { $0 as Any }
+    indexes = change.indexes
+    isPrior = change.isPrior
+  }
+
+  /// The old value as `Value`, or `nil` when it is absent or of another type.
+  public func oldValue<Value>(as type: Value.Type) -> Value? {
+    oldValue as? Value
+  }
+
+  /// The new value as `Value`, or `nil` when it is absent or of another type.
+  public func newValue<Value>(as type: Value.Type) -> Value? {
+    newValue as? Value
+  }
+}

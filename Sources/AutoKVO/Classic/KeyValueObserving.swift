@@ -1,0 +1,74 @@
+/// An observer that receives its notifications through one classic KVO-style callback, for code
+/// ported from `NSObject`'s `observeValue(forKeyPath:of:change:context:)`.
+///
+/// Register with ``autoObserve(_:keyPath:options:context:)`` — no closure, no teardown:
+///
+/// ```swift
+/// final class Inspector: KeyValueObserving {
+///     let observationRegistry = ObservationRegistry()
+///     private static var nameContext = 0
+///
+///     init(person: Person) {
+///         autoObserve(person, keyPath: \.name, options: [.new], context: &Self.nameContext)
+///     }
+///
+///     func observeValue(forKeyPath keyPath: AnyKeyPath, of object: AnyObject,
+///                       change: AnyKeyValueChange, context: UnsafeMutableRawPointer?) {
+///         guard context == &Self.nameContext else { return }
+///         print(change.newValue(as: String.self) ?? "")
+///     }
+/// }
+/// ```
+///
+/// The registration ends by itself, exactly once, when the observer or the observed object is
+/// deallocated, like every AutoKVO registration.
+public protocol KeyValueObserving: KeyValueObservable {
+  /// Receives a change of `keyPath` of `object`, registered with `context`.
+  ///
+  /// - Parameters:
+  ///   - keyPath: The key path given at registration.
+  ///   - object: The observed object.
+  ///   - change: The change, its value type erased.
+  ///   - context: The context pointer given at registration.
+  func observeValue(
+    forKeyPath keyPath: AnyKeyPath,
+    of object: AnyObject,
+    change: AnyKeyValueChange,
+    context: UnsafeMutableRawPointer?
+  )
+}
+
+extension KeyValueObserving {
+  /// Observes `keyPath` of `object`, delivering to
+  /// ``observeValue(forKeyPath:of:change:context:)``, until this observer or `object` is
+  /// deallocated — the one-call replacement for KVO's `addObserver(_:forKeyPath:options:context:)`.
+  ///
+  /// Everything ``KeyValueObservable/autoObserve(_:keyPath:options:changeHandler:)`` promises
+  /// holds: no retain of either side, exactly-once teardown, no delivery to a deallocated
+  /// observer.
+  ///
+  /// - Parameters:
+  ///   - object: The object to observe. It is not retained.
+  ///   - keyPath: The property to observe.
+  ///   - options: What to deliver; `[.old, .new]` by default.
+  ///   - context: A pointer passed back unchanged to every callback, to tell registrations apart.
+  /// - Returns: A handle you may keep to cancel early, or drop.
+  @discardableResult
+  public func autoObserve<Object: KeyValueObservable, Value>(
+    _ object: Object,
+    keyPath: KeyPath<Object, Value>,
+    options: ObservationOptions = [.old, .new],
+    context: UnsafeMutableRawPointer? = nil
+  ) -> KeyValueObservation {
+    // The context is an opaque token for the observer; it is kept as an address, never read.
+    let contextAddress = UInt(bitPattern: context)
+    return autoObserve(object, keyPath: keyPath, options: options) { observer, object, change in
+      observer.observeValue(
+        forKeyPath: keyPath,
+        of: object,
+        change: AnyKeyValueChange(change),
+        context: UnsafeMutableRawPointer(bitPattern: contextAddress)
+      )
+    }
+  }
+}

@@ -1,0 +1,84 @@
+import Foundation
+
+/// Builds the descriptors of collection changes, validating indexes against the collection.
+///
+/// Out-of-range indexes are bad input: they are reported as an ``ObservationDiagnostic`` and the
+/// change is described as a `.setting` of the whole collection, so that observers stay correct.
+enum CollectionChanges {
+  /// The descriptor of an indexed change of `array`, known before the change.
+  static func arrayChange<Element>(
+    _ kind: ChangeKind,
+    at indexes: IndexSet,
+    of array: [Element],
+    keyPath: AnyKeyPath,
+    objectType: Any.Type
+  ) -> ChangeDescriptor {
+    guard kind != .setting else { return .setting(keyPath) }
+    let limit = kind == .insertion ? array.count + indexes.count : array.count
+    guard (indexes.last ?? -1) < limit, (indexes.first ?? 0) >= 0 else {
+      reportOutOfRange(kind, indexes, count: array.count, keyPath: keyPath, objectType: objectType)
+      return .setting(keyPath)
+    }
+    var descriptor = ChangeDescriptor(keyPath: keyPath, kind: kind, indexes: indexes)
+    if kind != .insertion {
+      descriptor.oldElements = indexes.map { array[$0] }
+    }
+    return descriptor
+  }
+
+  /// Adds the elements now at the change's indexes, for insertions and replacements.
+  static func completeArrayChange<Element>(
+    _ descriptor: inout ChangeDescriptor,
+    with array: [Element],
+    objectType: Any.Type
+  ) {
+    guard descriptor.kind == .insertion || descriptor.kind == .replacement,
+      let indexes = descriptor.indexes
+    else { return }
+    guard (indexes.last ?? -1) < array.count else {
+      reportOutOfRange(
+        descriptor.kind, indexes, count: array.count, keyPath: descriptor.keyPath,
+        objectType: objectType)
+      return
+    }
+    descriptor.newElements = indexes.map { array[$0] }
+  }
+
+  /// The descriptor of a set mutation of `set` with `members`, complete before the change.
+  static func setChange<Element>(
+    _ mutation: SetMutationKind,
+    with members: Set<Element>,
+    of set: Set<Element>,
+    keyPath: AnyKeyPath
+  ) -> ChangeDescriptor {
+    switch mutation {
+    case .union:
+      return ChangeDescriptor(
+        keyPath: keyPath, kind: .insertion, newElements: members.subtracting(set))
+    case .minus:
+      return ChangeDescriptor(
+        keyPath: keyPath, kind: .removal, oldElements: members.intersection(set))
+    case .intersect:
+      return ChangeDescriptor(
+        keyPath: keyPath, kind: .removal, oldElements: set.subtracting(members))
+    case .set:
+      return ChangeDescriptor(
+        keyPath: keyPath, kind: .replacement,
+        oldElements: set.subtracting(members), newElements: members.subtracting(set))
+    }
+  }
+
+  static func reportOutOfRange(
+    _ kind: ChangeKind,
+    _ indexes: IndexSet,
+    count: Int,
+    keyPath: AnyKeyPath,
+    objectType: Any.Type
+  ) {
+    ObservationDiagnostics.report(
+      .indexesOutOfRange,
+      "\(kind) at indexes \(Array(indexes)) of \(keyPath) on \(objectType), which has \(count) "
+        + "elements: the indexes are out of range; observers receive a .setting change instead."
+    )
+  }
+}

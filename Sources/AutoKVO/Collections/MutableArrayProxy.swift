@@ -1,0 +1,149 @@
+import Foundation
+
+/// A view of an array property whose mutations notify the property's observers with the exact
+/// kind, indexes and elements; returned by ``KeyValueObservable/mutableArrayValue(for:)``.
+///
+/// Observers of the property receive `.insertion`, `.removal` or `.replacement` with the affected
+/// `indexes`, the removed or replaced elements as `oldValue` and the inserted or replacing ones as
+/// `newValue` (each when its option was requested); `.prior` calls come before the mutation.
+/// Observers of other key paths that depend on the array receive a `.setting` change.
+///
+/// Indexes outside the array are bad input: the mutation is not performed and an
+/// ``ObservationDiagnostic`` is reported; nothing traps.
+///
+/// The proxy retains its object. Each mutation reads and writes the whole array through the
+/// property, so it costs a copy of the array when the property is `@Observed`.
+public struct MutableArrayProxy<Object: KeyValueObservable, Element> {
+  private let object: Object
+  private let keyPath: ReferenceWritableKeyPath<Object, [Element]>
+
+  init(object: Object, keyPath: ReferenceWritableKeyPath<Object, [Element]>) {
+    self.object = object
+    self.keyPath = keyPath
+  }
+
+  /// The current elements.
+  public var elements: [Element] { object[keyPath: keyPath] }
+
+  /// The number of elements.
+  public var count: Int { elements.count }
+
+  /// The element at `index`, or `nil` when `index` is out of range.
+  public subscript(index: Int) -> Element? {
+    let elements = elements
+    return elements.indices.contains(index) ? elements[index] : nil
+  }
+
+  /// Appends `element`; observers get an `.insertion` at the new last index.
+  public func append(_ element: Element) {
+    insert([element], at: IndexSet(integer: count))
+  }
+
+  /// Appends `newElements`; observers get one `.insertion` at their new indexes.
+  public func append(contentsOf newElements: some Sequence<Element>) {
+    let newElements = Array(newElements)
+    let start = count
+    insert(newElements, at: IndexSet(integersIn: start..<(start + newElements.count)))
+  }
+
+  /// Inserts `element` at `index`; observers get an `.insertion` at `[index]`.
+  public func insert(_ element: Element, at index: Int) {
+    insert([element], at: IndexSet(integer: index))
+  }
+
+  /// Inserts `newElements` so that they end up at `indexes`, in ascending order, as KVO's
+  /// `insertObjects(_:at:)`; observers get one `.insertion` at `indexes`.
+  public func insert(_ newElements: [Element], at indexes: IndexSet) {
+    guard newElements.count == indexes.count else {
+      return reportCountMismatch("insert", indexes: indexes, elements: newElements.count)
+    }
+    mutate(.insertion, at: indexes) { array in
+      for (element, index) in zip(newElements, indexes) {
+        array.insert(element, at: index)
+      }
+    }
+  }
+
+  /// Removes and returns the element at `index`, or returns `nil` and reports a diagnostic when
+  /// `index` is out of range; observers get a `.removal` at `[index]`.
+  @discardableResult
+  public func remove(at index: Int) -> Element? {
+    let removed = self[index]
+    remove(at: IndexSet(integer: index))
+    return removed
+  }
+
+  /// Removes the elements at `indexes`; observers get one `.removal` at `indexes`.
+  public func remove(at indexes: IndexSet) {
+    mutate(.removal, at: indexes) { array in
+      for index in indexes.reversed() {
+        array.remove(at: index)
+      }
+    }
+  }
+
+  /// Removes and returns the last element, or `nil` when the array is empty.
+  @discardableResult
+  public func removeLast() -> Element? {
+    let count = count
+    guard count > 0 else { return nil }
+    return remove(at: count - 1)
+  }
+
+  /// Removes every element; observers get one `.removal` at all former indexes.
+  public func removeAll() {
+    remove(at: IndexSet(integersIn: 0..<count))
+  }
+
+  /// Replaces the element at `index`; observers get a `.replacement` at `[index]`.
+  public func replace(at index: Int, with element: Element) {
+    replace(at: IndexSet(integer: index), with: [element])
+  }
+
+  /// Replaces the elements at `indexes` with `newElements`, in ascending index order; observers
+  /// get one `.replacement` at `indexes`.
+  public func replace(at indexes: IndexSet, with newElements: [Element]) {
+    guard newElements.count == indexes.count else {
+      return reportCountMismatch("replace", indexes: indexes, elements: newElements.count)
+    }
+    mutate(.replacement, at: indexes) { array in
+      for (element, index) in zip(newElements, indexes) {
+        array[index] = element
+      }
+    }
+  }
+
+  private func mutate(_ kind: ChangeKind, at indexes: IndexSet, _ body: (inout [Element]) -> Void) {
+    let object = object
+    let keyPath = keyPath
+    let before = object[keyPath: keyPath]
+    let limit = kind == .insertion ? before.count + indexes.count : before.count
+    guard (indexes.first ?? 0) >= 0, (indexes.last ?? -1) < limit else {
+      return CollectionChanges.reportOutOfRange(
+        kind, indexes, count: before.count, keyPath: keyPath, objectType: Object.self)
+    }
+    let registry = object.observationRegistry
+    guard registry.isObserved else {
+      body(&object[keyPath: keyPath])
+      return withExtendedLifetime(before) {}
+    }
+    let descriptor = CollectionChanges.arrayChange(
+      kind, at: indexes, of: before, keyPath: keyPath, objectType: Object.self)
+    registry.performCollectionChange(of: object, descriptor) {
+      body(&object[keyPath: keyPath])
+    } completeDescriptor: { descriptor in
+      CollectionChanges.completeArrayChange(
+        &descriptor, with: object[keyPath: keyPath], objectType: Object.self)
+    }
+    // Removed elements are released only now, after the change was delivered (see `Observed`).
+    withExtendedLifetime(before) {}
+  }
+
+  private func reportCountMismatch(_ operation: String, indexes: IndexSet, elements: Int) {
+    ObservationDiagnostics.report(
+      .indexesOutOfRange,
+      "\(operation) at \(indexes.count) indexes of \(keyPath) on \(Object.self) with \(elements) "
+        + "elements: the counts differ; nothing was changed."
+    )
+  }
+}

@@ -1,0 +1,28 @@
+import Foundation
+
+/// One change in flight, as the engine hands it to each registration it concerns.
+///
+/// A `.setting` change says only which key path changed: each registration reads the values of
+/// its own key path. A collection change (insertion, removal, replacement) also carries the
+/// affected indexes and elements, which registrations on exactly that key path deliver as their
+/// old and new values.
+struct ChangeDescriptor {
+  /// The key path of the object that posted the change.
+  let keyPath: AnyKeyPath
+  var kind: ChangeKind
+  var indexes: IndexSet?
+  /// The affected elements before the change, as the collection's own type (removal, replacement).
+  var oldElements: Any?
+  /// The affected elements after the change, as the collection's own type (insertion, replacement).
+  var newElements: Any?
+
+  static func setting(_ keyPath: AnyKeyPath) -> ChangeDescriptor {
+    ChangeDescriptor(keyPath: keyPath, kind: .setting)
+  }
+
+  /// Whether a registration on `registeredKeyPath` receives this change with its indexes and
+  /// elements, rather than as a `.setting` of its own value.
+  func isCollectionShaped(for registeredKeyPath: AnyKeyPath) -> Bool {
+    kind != .setting && keyPath == registeredKeyPath
+  }
+}

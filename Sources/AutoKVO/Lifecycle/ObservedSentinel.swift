@@ -1,0 +1,85 @@
+/// The half of a registration that the observed object's registry owns: it knows which key
+/// paths of that object concern the registration, and receives their changes.
+///
+/// Subclassed by `TypedObservedSentinel` (delivers to the user's handler) and by `RelaySentinel`
+/// (forwards changes of an intermediate object in a key-path chain).
+// @unchecked Sendable: `extraTriggers` is guarded by the owning registry's lock, the lifecycle
+// lives in `observation` behind its lock, and everything else is immutable.
+class ObservedSentinel: @unchecked Sendable {
+  /// The observed object's registry, which owns this sentinel.
+  ///
+  /// `unowned(unsafe)`: the registry owns this sentinel, so a strong reference would be a cycle,
+  /// and a weak one would already read `nil` while the registry's `deinit` tears registrations
+  /// down. It is read only by ``KeyValueObservation`` under its lifecycle lock while the
+  /// registration is active; the registry's `deinit` ends every registration it holds, under that
+  /// same lock, before its memory is freed (see Docs/Design.md).
+  unowned(unsafe) let registry: ObservationRegistry
+
+  /// The registration's handle and lifecycle, shared with the observer-side sentinel.
+  let observation: KeyValueObservation
+
+  /// The key path this sentinel was registered for.
+  let primaryKeyPath: AnyKeyPath
+
+  /// Further key paths of the observed object whose changes concern this registration, found by
+  /// dependency discovery. Guarded by the owning registry's lock. Usually empty (no allocation).
+  var extraTriggers: [AnyKeyPath]
+
+  init(
+    registry: ObservationRegistry,
+    observation: KeyValueObservation,
+    primaryKeyPath: AnyKeyPath,
+    extraTriggers: [AnyKeyPath]
+  ) {
+    self.registry = registry
+    self.observation = observation
+    self.primaryKeyPath = primaryKeyPath
+    self.extraTriggers = extraTriggers
+    LifecycleCensus.sentinelCreated()
+  }
+
+  deinit {
+    LifecycleCensus.sentinelDestroyed()
+  }
+
+  /// Called under the owning registry's lock.
+  final func isTriggered(by keyPath: AnyKeyPath) -> Bool {
+    keyPath == primaryKeyPath || extraTriggers.contains { $0 == keyPath }
+  }
+
+  /// Called before a change: reads what must be read before it and sends prior calls. Returns a
+  /// token (the old value, if any) for ``didChange(of:_:token:)``.
+  func willChange(of object: AnyObject, _ change: ChangeDescriptor) -> Any? {
+    preconditionFailure("ObservedSentinel.willChange must be overridden")
+  }
+
+  /// Called after a change: delivers the notification.
+  func didChange(of object: AnyObject, _ change: ChangeDescriptor, token: Any?) {
+    preconditionFailure("ObservedSentinel.didChange must be overridden")
+  }
+
+  /// Called by the owning registry's `deinit`: the observed object is being deallocated.
+  func observedObjectIsDeallocating() {
+    observation.end(.observedDeallocated)
+  }
+}
+
+/// The half of a registration that the observer's registry owns; its only job is to end the
+/// registration when the observer is deallocated.
+final class ObserverSentinel: @unchecked Sendable {  // immutable after init
+  /// The observer's registry, which owns this sentinel. `unowned(unsafe)` for the same reasons,
+  /// and under the same rule, as ``ObservedSentinel/registry``.
+  unowned(unsafe) let registry: ObservationRegistry
+
+  let observation: KeyValueObservation
+
+  init(registry: ObservationRegistry, observation: KeyValueObservation) {
+    self.registry = registry
+    self.observation = observation
+    LifecycleCensus.sentinelCreated()
+  }
+
+  deinit {
+    LifecycleCensus.sentinelDestroyed()
+  }
+}

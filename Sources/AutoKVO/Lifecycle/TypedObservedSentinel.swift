@@ -1,0 +1,185 @@
+/// The observed-side sentinel of a user's registration: evaluates the registered key path and
+/// calls the handler with the observer, the object and a ``KeyValueChange``.
+///
+/// When the key path is more than one stored `@Observed` property — a computed property or a
+/// chain through other objects — its dependencies are discovered again after every change, and
+/// `RelaySentinel`s on the other objects it reaches forward their changes here.
+final class TypedObservedSentinel<Observer: AnyObject, Object: KeyValueObservable, Value>:
+  ObservedSentinel, RelayReceiver,
+  @unchecked Sendable  // `relays` is guarded by `observation`'s lock; handlers run on the mutating thread, as KVO's do
+{
+  /// Weak: notification must never reach an observer that is being deallocated, possibly on
+  /// another thread; a weak load answers `nil` from the moment its `deinit` begins.
+  private weak var observer: Observer?
+
+  /// The observed object, for changes relayed from other objects. Set only for registrations
+  /// that rediscover their dependencies; weak, as the observation never retains either side.
+  private weak var root: Object?
+
+  private let keyPath: KeyPath<Object, Value>
+  private let options: ObservationOptions
+  private let rediscovers: Bool
+  private let handler: (Observer, Object, KeyValueChange<Value>) -> Void
+
+  /// The relays this registration placed on other objects. Guarded by `observation`'s lock.
+  private var relays: [RelaySentinel] = []
+
+  init(
+    registry: ObservationRegistry,
+    observation: KeyValueObservation,
+    observer: Observer,
+    root: Object,
+    keyPath: KeyPath<Object, Value>,
+    options: ObservationOptions,
+    dependencies: Dependencies,
+    handler: @escaping (Observer, Object, KeyValueChange<Value>) -> Void
+  ) {
+    self.observer = observer
+    self.keyPath = keyPath
+    self.options = options
+    self.rediscovers = dependencies.needsRediscovery
+    self.handler = handler
+    super.init(
+      registry: registry,
+      observation: observation,
+      primaryKeyPath: keyPath,
+      extraTriggers: Array(dependencies.rootTriggers.dropFirst())
+    )
+    if rediscovers { self.root = root }
+  }
+
+  deinit {
+    // The registration has ended (this sentinel is only released after its registry let it go):
+    // its relays on other objects end with it. Runs outside every lock.
+    for relay in relays {
+      relay.observation.end(.cancelled)
+    }
+  }
+
+  /// Places relays on the other objects the key path reaches. Called once, after attaching.
+  func installRelays(for dependencies: Dependencies) {
+    guard rediscovers, let root else { return }
+    replaceRelays(with: dependencies, root: root)
+  }
+
+  /// Delivers the registration-time call requested with `.initial`.
+  func deliverInitial(currentValue: Value, object: Object) {
+    let newValue = options.contains(.new) ? currentValue : nil
+    deliver(KeyValueChange(kind: .setting, newValue: newValue), object: object)
+  }
+
+  override func willChange(of object: AnyObject, _ change: ChangeDescriptor) -> Any? {
+    let root = unsafeDowncast(object, to: Object.self)
+    return willChange(root: root, collection: collectionChange(change))
+  }
+
+  override func didChange(of object: AnyObject, _ change: ChangeDescriptor, token: Any?) {
+    let root = unsafeDowncast(object, to: Object.self)
+    didChange(root: root, collection: collectionChange(change), token: token)
+  }
+
+  // MARK: RelayReceiver
+
+  func relayedWillChange() -> Any? {
+    guard let root else { return nil }
+    return willChange(root: root, collection: nil)
+  }
+
+  func relayedDidChange(token: Any?) {
+    guard let root else { return }
+    didChange(root: root, collection: nil, token: token)
+  }
+
+  func relayedObjectIsDeallocating() {
+    // An object the key path went through is gone (it was referenced weakly): the path now
+    // evaluates differently, typically to nil. Its old value cannot be read any more.
+    guard let root else { return }
+    if options.contains(.prior) {
+      deliver(KeyValueChange(kind: .setting, isPrior: true), object: root)
+    }
+    didChange(root: root, collection: nil, token: nil)
+  }
+
+  // MARK: Delivery
+
+  private func collectionChange(_ change: ChangeDescriptor) -> ChangeDescriptor? {
+    change.isCollectionShaped(for: keyPath) ? change : nil
+  }
+
+  private func willChange(root: Object, collection: ChangeDescriptor?) -> Any? {
+    var oldValue: Value?
+    if options.contains(.old) {
+      if let collection {
+        oldValue = collection.oldElements.flatMap { $0 as? Value }
+      } else {
+        oldValue = root[keyPath: keyPath]
+      }
+    }
+    if options.contains(.prior) {
+      let prior = KeyValueChange(
+        kind: collection?.kind ?? .setting,
+        oldValue: oldValue,
+        indexes: collection?.indexes,
+        isPrior: true
+      )
+      deliver(prior, object: root)
+    }
+    return oldValue.map { $0 as Any }
+  }
+
+  private func didChange(root: Object, collection: ChangeDescriptor?, token: Any?) {
+    var newValue: Value?
+    if rediscovers {
+      let (value, dependencies) = Dependencies.discover(root: root, keyPath: keyPath)
+      replaceRelays(with: dependencies, root: root)
+      newValue = value
+    } else if collection == nil && options.contains(.new) {
+      newValue = root[keyPath: keyPath]
+    }
+    if let collection {
+      newValue = collection.newElements.flatMap { $0 as? Value }
+    }
+    let change = KeyValueChange(
+      kind: collection?.kind ?? .setting,
+      oldValue: token.map { $0 as! Value },
+      newValue: options.contains(.new) ? newValue : nil,
+      indexes: collection?.indexes
+    )
+    deliver(change, object: root)
+  }
+
+  private func deliver(_ change: KeyValueChange<Value>, object: Object) {
+    // Checked per call, not per snapshot: an earlier handler in the same change may have
+    // cancelled this registration, and nothing may be delivered after cancel() returns.
+    guard observation.isActive, let observer else { return }
+    handler(observer, object, change)
+  }
+
+  // MARK: Dependencies
+
+  /// Installs freshly discovered dependencies: the triggers on the root object, and one relay
+  /// per other object, keeping the relays that still match and ending the others.
+  private func replaceRelays(with dependencies: Dependencies, root: Object) {
+    let triggers = Array(dependencies.rootTriggers.dropFirst())
+    root.observationRegistry.withState { _ in extraTriggers = triggers }
+
+    // Under the lifecycle lock the engine may take registry locks (attaching new relays), never
+    // another lifecycle lock: retired relays are ended after it is released.
+    let retired = observation.withLock { () -> [RelaySentinel] in
+      var retired = relays
+      var kept: [RelaySentinel] = []
+      for target in dependencies.relays {
+        if let index = retired.firstIndex(where: { $0.matches(target) }) {
+          kept.append(retired.remove(at: index))
+        } else {
+          kept.append(RelaySentinel.attach(to: target, receiver: self))
+        }
+      }
+      relays = kept
+      return retired
+    }
+    for relay in retired {
+      relay.observation.end(.cancelled)
+    }
+  }
+}

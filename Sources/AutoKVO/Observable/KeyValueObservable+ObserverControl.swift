@@ -1,0 +1,55 @@
+extension KeyValueObservable {
+  /// Ends every live registration this observer made on `keyPath` of `object`, and returns how
+  /// many it ended.
+  ///
+  /// Idempotent: a second call ends nothing and returns 0. Every other registration, of this
+  /// observer or of others, is untouched. FBKVOController's `unobserve(_:keyPath:)`.
+  ///
+  /// ```swift
+  /// badge.stopObserving(person, keyPath: \.name)
+  /// ```
+  @discardableResult
+  public func stopObserving<Object: KeyValueObservable, Value>(
+    _ object: Object,
+    keyPath: KeyPath<Object, Value>
+  ) -> Int {
+    stopObserving(object.observationRegistry, keyPath: keyPath)
+  }
+
+  /// Ends every live registration this observer made on any key path of `object`, and returns
+  /// how many it ended. Idempotent. FBKVOController's `unobserve(_:)`.
+  @discardableResult
+  public func stopObserving(_ object: some KeyValueObservable) -> Int {
+    stopObserving(object.observationRegistry, keyPath: nil)
+  }
+
+  /// Ends every live registration this observer made, and returns how many it ended.
+  /// Idempotent. FBKVOController's `unobserveAll()`.
+  @discardableResult
+  public func stopObservingAll() -> Int {
+    let observations = observationRegistry.outgoingObservations
+    for observation in observations {
+      observation.cancel()
+    }
+    return observations.count
+  }
+
+  /// The live registrations this observer made, in registration order.
+  ///
+  /// Each handle's ``KeyValueObservation/cancel()`` ends one of them.
+  public var activeObservations: [KeyValueObservation] {
+    observationRegistry.outgoingObservations
+  }
+
+  private func stopObserving(_ registry: ObservationRegistry, keyPath: AnyKeyPath?) -> Int {
+    // Matched by the identity of the observed object's live registry (held strongly here by the
+    // caller's `object`), never by an address that could belong to a deallocated object.
+    let matching = observationRegistry.outgoingObservations.filter {
+      $0.isActive(observing: registry, keyPath: keyPath)
+    }
+    for observation in matching {
+      observation.cancel()
+    }
+    return matching.count
+  }
+}
