@@ -4,9 +4,10 @@
 /// When the key path is more than one stored `@Observed` property — a computed property or a
 /// chain through other objects — its dependencies are discovered again after every change, and
 /// `RelaySentinel`s on the other objects it reaches forward their changes here.
+// @unchecked Sendable: `relays` is guarded by `observation`'s lock and the rest is immutable; the
+// handler, which need not be Sendable, runs on the mutating thread, as KVO's handlers do.
 final class TypedObservedSentinel<Observer: AnyObject, Object: KeyValueObservable, Value>:
-  ObservedSentinel, RelayReceiver,
-  @unchecked Sendable  // `relays` is guarded by `observation`'s lock; handlers run on the mutating thread, as KVO's do
+  ObservedSentinel, RelayReceiver, @unchecked Sendable
 {
   /// Weak: notification must never reach an observer that is being deallocated, possibly on
   /// another thread; a weak load answers `nil` from the moment its `deinit` begins.
