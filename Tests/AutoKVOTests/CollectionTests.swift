@@ -1,0 +1,215 @@
+import Foundation
+import Testing
+
+@testable import AutoKVO
+
+@Suite("Array proxies: mutations notify with exact kinds, indexes and elements")
+struct ArrayProxyTests {
+  private func observe(
+    _ playlist: Playlist,
+    options: ObservationOptions = [.old, .new]
+  ) -> (Watcher, Box<[KeyValueChange<[String]>]>) {
+    let watcher = Watcher()
+    let changes = Box<[KeyValueChange<[String]>]>()
+    changes.value = []
+    watcher.autoObserve(playlist, keyPath: \.songs, options: options) { _, _, c in
+      changes.value!.append(c)
+    }
+    return (watcher, changes)
+  }
+
+  @Test("append and insert notify .insertion with the new indexes and the inserted elements")
+  func insertion() {
+    let playlist = Playlist()
+    playlist.songs = ["a", "b"]
+    let (watcher, changes) = observe(playlist)
+    let songs = playlist.mutableArrayValue(for: \.songs)
+    songs.append("c")
+    songs.insert("z", at: 0)
+    songs.insert(["x", "y"], at: [1, 3])
+    #expect(
+      changes.value == [
+        KeyValueChange(kind: .insertion, newValue: ["c"], indexes: [2]),
+        KeyValueChange(kind: .insertion, newValue: ["z"], indexes: [0]),
+        KeyValueChange(kind: .insertion, newValue: ["x", "y"], indexes: [1, 3]),
+      ])
+    #expect(playlist.songs == ["z", "x", "a", "y", "b", "c"])
+    _ = watcher
+  }
+
+  @Test("remove notifies .removal with the former indexes and the removed elements")
+  func removal() {
+    let playlist = Playlist()
+    playlist.songs = ["a", "b", "c", "d"]
+    let (watcher, changes) = observe(playlist)
+    let songs = playlist.mutableArrayValue(for: \.songs)
+    #expect(songs.remove(at: 1) == "b")
+    songs.remove(at: [0, 2])
+    #expect(
+      changes.value == [
+        KeyValueChange(kind: .removal, oldValue: ["b"], indexes: [1]),
+        KeyValueChange(kind: .removal, oldValue: ["a", "d"], indexes: [0, 2]),
+      ])
+    #expect(playlist.songs == ["c"])
+    _ = watcher
+  }
+
+  @Test("replace notifies .replacement with old and new elements at one index or an IndexSet")
+  func replacement() {
+    let playlist = Playlist()
+    playlist.songs = ["a", "b", "c"]
+    let (watcher, changes) = observe(playlist)
+    let songs = playlist.mutableArrayValue(for: \.songs)
+    songs.replace(at: 1, with: "B")
+    songs.replace(at: [0, 2], with: ["A", "C"])
+    #expect(
+      changes.value == [
+        KeyValueChange(kind: .replacement, oldValue: ["b"], newValue: ["B"], indexes: [1]),
+        KeyValueChange(
+          kind: .replacement, oldValue: ["a", "c"], newValue: ["A", "C"], indexes: [0, 2]),
+      ])
+    _ = watcher
+  }
+
+  @Test("Old and new elements are present only when requested")
+  func valuesOnlyWhenRequested() {
+    let playlist = Playlist()
+    playlist.songs = ["a"]
+    let (watcher, changes) = observe(playlist, options: [])
+    playlist.mutableArrayValue(for: \.songs).replace(at: 0, with: "b")
+    #expect(changes.value == [KeyValueChange(kind: .replacement, indexes: [0])])
+    _ = watcher
+  }
+
+  @Test(".prior works for collection mutations: kind, indexes and old elements before the change")
+  func priorForCollections() {
+    let playlist = Playlist()
+    playlist.songs = ["a", "b"]
+    let (watcher, changes) = observe(playlist, options: [.old, .new, .prior])
+    playlist.mutableArrayValue(for: \.songs).remove(at: 0)
+    #expect(
+      changes.value == [
+        KeyValueChange(kind: .removal, oldValue: ["a"], indexes: [0], isPrior: true),
+        KeyValueChange(kind: .removal, oldValue: ["a"], indexes: [0]),
+      ])
+    _ = watcher
+  }
+
+  @Test("Assigning the whole array stays a .setting change")
+  func assignmentIsSetting() {
+    let playlist = Playlist()
+    let (watcher, changes) = observe(playlist)
+    playlist.songs = ["x"]
+    #expect(changes.value == [KeyValueChange(kind: .setting, oldValue: [], newValue: ["x"])])
+    _ = watcher
+  }
+
+  @Test("A computed property depending on the array receives .setting with whole values")
+  func dependentKeyGetsSetting() {
+    let playlist = Playlist()
+    let watcher = Watcher()
+    watcher.autoObserve(playlist, keyPath: \.songCount) { w, _, c in w.record(describe(c)) }
+    playlist.mutableArrayValue(for: \.songs).append("a")
+    playlist.mutableArrayValue(for: \.songs).append("b")
+    #expect(watcher.log == ["setting 0->1", "setting 1->2"])
+  }
+
+  @Test("A proxy mutation on an unobserved object just mutates")
+  func unobservedProxy() {
+    let playlist = Playlist()
+    let songs = playlist.mutableArrayValue(for: \.songs)
+    songs.append(contentsOf: ["a", "b", "c"])
+    songs.removeLast()
+    #expect(playlist.songs == ["a", "b"])
+    #expect(songs.count == 2)
+    #expect(songs[5] == nil)
+  }
+
+  @Test("removeAll notifies one .removal at every former index")
+  func removeAll() {
+    let playlist = Playlist()
+    playlist.songs = ["a", "b", "c"]
+    let (watcher, changes) = observe(playlist, options: .old)
+    playlist.mutableArrayValue(for: \.songs).removeAll()
+    #expect(
+      changes.value == [
+        KeyValueChange(kind: .removal, oldValue: ["a", "b", "c"], indexes: [0, 1, 2])
+      ])
+    _ = watcher
+  }
+}
+
+@Suite("Set proxies: mutations notify as KVO maps set mutations")
+struct SetProxyTests {
+  private func observe(_ playlist: Playlist) -> (Watcher, Box<[KeyValueChange<Set<String>>]>) {
+    let watcher = Watcher()
+    let changes = Box<[KeyValueChange<Set<String>>]>()
+    changes.value = []
+    watcher.autoObserve(playlist, keyPath: \.tags) { _, _, c in changes.value!.append(c) }
+    return (watcher, changes)
+  }
+
+  @Test(
+    "union → insertion, minus and intersect → removal, set → replacement, with the affected members"
+  )
+  func mutations() {
+    let playlist = Playlist()
+    playlist.tags = ["a", "b"]
+    let (watcher, changes) = observe(playlist)
+    let tags = playlist.mutableSetValue(for: \.tags)
+    tags.formUnion(["b", "c"])
+    tags.subtract(["a", "z"])
+    tags.formIntersection(["c"])
+    tags.replaceAll(with: ["c", "d"])
+    tags.insert("e")
+    tags.remove("d")
+    #expect(
+      changes.value == [
+        KeyValueChange(kind: .insertion, newValue: ["c"]),
+        KeyValueChange(kind: .removal, oldValue: ["a"]),
+        KeyValueChange(kind: .removal, oldValue: ["b"]),
+        KeyValueChange(kind: .replacement, oldValue: [], newValue: ["d"]),
+        KeyValueChange(kind: .insertion, newValue: ["e"]),
+        KeyValueChange(kind: .removal, oldValue: ["d"]),
+      ])
+    #expect(playlist.tags == ["c", "e"])
+    #expect(changes.value!.allSatisfy { $0.indexes == nil })
+    _ = watcher
+  }
+}
+
+@Suite("Manual collection notification: willChange/didChange with indexes and set mutations")
+struct ManualCollectionTests {
+  @Test("willChange/didChange(_:valuesAt:for:) notify once with the kind, indexes and elements")
+  func manualArray() {
+    let playlist = Playlist()
+    playlist.manualSongs = ["a", "b"]
+    let watcher = Watcher()
+    var changes: [KeyValueChange<[String]>] = []
+    watcher.autoObserve(playlist, keyPath: \.manualSongs) { _, _, c in changes.append(c) }
+    playlist.willChange(.replacement, valuesAt: [1], for: \.manualSongs)
+    playlist.manualSongs[1] = "B"
+    playlist.didChange(.replacement, valuesAt: [1], for: \.manualSongs)
+    playlist.willChange(.insertion, valuesAt: [2], for: \.manualSongs)
+    playlist.manualSongs.append("c")
+    playlist.didChange(.insertion, valuesAt: [2], for: \.manualSongs)
+    #expect(
+      changes == [
+        KeyValueChange(kind: .replacement, oldValue: ["b"], newValue: ["B"], indexes: [1]),
+        KeyValueChange(kind: .insertion, newValue: ["c"], indexes: [2]),
+      ])
+  }
+
+  @Test("The set-mutation pair notifies with the members the mutation affects")
+  func manualSet() {
+    let playlist = Playlist()
+    playlist.manualTags = ["a"]
+    let watcher = Watcher()
+    var changes: [KeyValueChange<Set<String>>] = []
+    watcher.autoObserve(playlist, keyPath: \.manualTags) { _, _, c in changes.append(c) }
+    playlist.willChangeValue(for: \.manualTags, withSetMutation: .union, using: ["a", "b"])
+    playlist.manualTags.formUnion(["a", "b"])
+    playlist.didChangeValue(for: \.manualTags, withSetMutation: .union, using: ["a", "b"])
+    #expect(changes == [KeyValueChange(kind: .insertion, newValue: ["b"])])
+  }
+}

@@ -1,0 +1,170 @@
+import Testing
+
+@testable import AutoKVO
+
+@Suite("Observer-side control: stop one key path, one object, or everything; list what is live")
+struct ObserverControlTests {
+  @Test("stopObserving(_:keyPath:) ends only that key path of that object, and is idempotent")
+  func stopOneKeyPath() {
+    let ann = Person()
+    let bob = Person()
+    let watcher = Watcher()
+    let other = Watcher()
+    watcher.autoObserve(ann, keyPath: \.name) { w, _, _ in w.record("ann.name") }
+    watcher.autoObserve(ann, keyPath: \.name) { w, _, _ in w.record("ann.name 2") }
+    watcher.autoObserve(ann, keyPath: \.age) { w, _, _ in w.record("ann.age") }
+    watcher.autoObserve(bob, keyPath: \.name) { w, _, _ in w.record("bob.name") }
+    other.autoObserve(ann, keyPath: \.name) { w, _, _ in w.record("other") }
+    #expect(watcher.stopObserving(ann, keyPath: \.name) == 2)
+    #expect(watcher.stopObserving(ann, keyPath: \.name) == 0)
+    ann.name = "x"
+    ann.age = 1
+    bob.name = "y"
+    #expect(watcher.log == ["ann.age", "bob.name"])
+    #expect(other.log == ["other"])
+  }
+
+  @Test("stopObserving(_:) ends every registration on that object only")
+  func stopOneObject() {
+    let ann = Person()
+    let bob = Person()
+    let watcher = Watcher()
+    watcher.autoObserve(ann, keyPath: \.name) { _, _, _ in }
+    watcher.autoObserve(ann, keyPath: \.age) { _, _, _ in }
+    watcher.autoObserve(bob, keyPath: \.age) { _, _, _ in }
+    #expect(watcher.stopObserving(ann) == 2)
+    #expect(watcher.stopObserving(ann) == 0)
+    #expect(ann.observationRegistry.observerCount == 0)
+    #expect(bob.observationRegistry.observerCount == 1)
+    #expect(watcher.activeObservations.count == 1)
+  }
+
+  @Test("stopObservingAll() ends everything the observer made, and nothing of others")
+  func stopAll() {
+    let ann = Person()
+    let watcher = Watcher()
+    let other = Watcher()
+    let handles = [
+      watcher.autoObserve(ann, keyPath: \.name) { _, _, _ in },
+      watcher.autoObserve(ann, keyPath: \.age) { _, _, _ in },
+    ]
+    other.autoObserve(ann, keyPath: \.age) { _, _, _ in }
+    #expect(watcher.stopObservingAll() == 2)
+    #expect(watcher.stopObservingAll() == 0)
+    #expect(handles.allSatisfy { $0.endReason == .cancelled })
+    #expect(ann.observationRegistry.observerCount == 1)
+  }
+
+  @Test("activeObservations lists the live registrations in registration order")
+  func listLive() {
+    let ann = Person()
+    let watcher = Watcher()
+    let first = watcher.autoObserve(ann, keyPath: \.name) { _, _, _ in }
+    let second = watcher.autoObserve(ann, keyPath: \.age) { _, _, _ in }
+    #expect(
+      watcher.activeObservations.map(ObjectIdentifier.init)
+        == [first, second].map(ObjectIdentifier.init))
+    first.cancel()
+    #expect(watcher.activeObservations.map(ObjectIdentifier.init) == [ObjectIdentifier(second)])
+  }
+
+  @Test("Stopping inside the .initial callback ends the registration before autoObserve returns")
+  func stopInsideInitial() {
+    let person = Person()
+    let watcher = Watcher()
+    let observation = watcher.autoObserve(person, keyPath: \.name, options: [.initial, .new]) {
+      w, p, c in
+      w.record(describe(c))
+      #expect(w.stopObserving(p, keyPath: \.name) == 1)
+    }
+    #expect(observation.isCancelled)
+    person.name = "Bob"
+    #expect(watcher.log == ["setting nil->Ann"])
+    #expect(person.observationRegistry.observerCount == 0)
+  }
+}
+
+@Suite("Bad input: diagnostics, never a crash, never a silent no-op", .serialized)
+struct BadInputTests {
+  @Test("A key path that can never notify is reported at registration, naming the type")
+  func neverNotifies() {
+    let diagnostics = DiagnosticsRecorder()
+    defer { diagnostics.restore() }
+    let person = Person()
+    let watcher = Watcher()
+    watcher.autoObserve(person, keyPath: \.observationRegistry.observerCount) { _, _, _ in }
+    #expect(diagnostics.kinds == [.keyPathNeverNotifies])
+    #expect(diagnostics.messages.first?.contains("Person") == true)
+  }
+
+  @Test("A key path excluded from automatic notification is not reported: it is notified by hand")
+  func manualKeyPathIsNotReported() {
+    let diagnostics = DiagnosticsRecorder()
+    defer { diagnostics.restore() }
+    let account = Account()
+    let watcher = Watcher()
+    watcher.autoObserve(account, keyPath: \.note) { _, _, _ in }
+    watcher.autoObserve(account, keyPath: \.balance) { _, _, _ in }
+    #expect(diagnostics.kinds.isEmpty)
+  }
+
+  @Test("Out-of-range proxy indexes change nothing and are reported; nothing traps")
+  func outOfRangeProxy() {
+    let diagnostics = DiagnosticsRecorder()
+    defer { diagnostics.restore() }
+    let playlist = Playlist()
+    playlist.songs = ["a"]
+    let watcher = Watcher()
+    watcher.autoObserve(playlist, keyPath: \.songs) { w, _, c in w.record(describe(c)) }
+    let songs = playlist.mutableArrayValue(for: \.songs)
+    #expect(songs.remove(at: 5) == nil)
+    songs.insert("x", at: 3)
+    songs.replace(at: [0], with: ["p", "q"])
+    #expect(playlist.songs == ["a"])
+    #expect(watcher.log.isEmpty)
+    #expect(diagnostics.kinds == [.indexesOutOfRange, .indexesOutOfRange, .indexesOutOfRange])
+  }
+
+  @Test("Out-of-range manual indexes are reported and delivered as a .setting of the whole array")
+  func outOfRangeManual() {
+    let diagnostics = DiagnosticsRecorder()
+    defer { diagnostics.restore() }
+    let playlist = Playlist()
+    playlist.manualSongs = ["a"]
+    let watcher = Watcher()
+    var changes: [KeyValueChange<[String]>] = []
+    watcher.autoObserve(playlist, keyPath: \.manualSongs) { _, _, c in changes.append(c) }
+    playlist.willChange(.removal, valuesAt: [4], for: \.manualSongs)
+    playlist.manualSongs = []
+    playlist.didChange(.removal, valuesAt: [4], for: \.manualSongs)
+    #expect(changes == [KeyValueChange(kind: .setting, oldValue: ["a"], newValue: [])])
+    #expect(diagnostics.kinds == [.indexesOutOfRange])
+  }
+
+  @Test("Registering from inside the observed object's deinit: the registration ends with it")
+  func registerOnDyingObject() {
+    let watcher = Watcher()
+    do {
+      _ = DyingRegistrar(watcher: watcher)
+    }
+    #expect(watcher.observationRegistry.observingCount == 0)
+    #expect(watcher.log == ["initial"])
+  }
+}
+
+/// Registers itself with a watcher from inside its own deinit.
+final class DyingRegistrar: KeyValueObservable, @unchecked Sendable {  // single-threaded tests
+  let observationRegistry = ObservationRegistry()
+  @Observed var value = 0
+  private let watcher: Watcher
+
+  init(watcher: Watcher) {
+    self.watcher = watcher
+  }
+
+  deinit {
+    watcher.autoObserve(self, keyPath: \.value, options: .initial) { w, _, _ in
+      w.record("initial")
+    }
+  }
+}
