@@ -69,4 +69,39 @@ observation.cancel()
 observation.cancel()
 print("  cancelled: \(observation.isCancelled)")
 
+print("\n5. A key-path chain: the dog's name, through whichever dog the owner has.")
+final class Dog: KeyValueObservable {
+  let observationRegistry = ObservationRegistry()
+  @Observed var name: String
+  init(_ name: String) { self.name = name }
+}
+final class Owner: KeyValueObservable {
+  let observationRegistry = ObservationRegistry()
+  @Observed var dog: Dog?
+  @Observed var errands: [String] = []
+}
+let owner = Owner()
+owner.dog = Dog("Rex")
+watcher.autoObserve(owner, keyPath: \.dog?.name, options: [.new]) { _, _, change in
+  print("  the owner's dog is now called \(change.newValue.flatMap { $0 } ?? "nobody")")
+}
+owner.dog?.name = "Max"
+let oldDog = owner.dog!
+owner.dog = Dog("Fido")
+oldDog.name = "Ghost"
+print("  (renaming the old dog reached nobody)")
+owner.dog = nil
+
+print("\n6. A collection: each mutation reports its kind, indexes and elements.")
+watcher.autoObserve(owner, keyPath: \.errands, options: [.old, .new]) { _, _, change in
+  let indexes = change.indexes.map { Array($0) } ?? []
+  print(
+    "  \(change.kind) at \(indexes): old \(change.oldValue ?? []), new \(change.newValue ?? [])")
+}
+let errands = owner.mutableArrayValue(for: \.errands)
+errands.append("milk")
+errands.insert("bread", at: 0)
+errands.replace(at: 1, with: "oat milk")
+errands.remove(at: 0)
+
 print("\nNo teardown code was written anywhere in this program.")

@@ -213,3 +213,22 @@ struct ManualCollectionTests {
     #expect(changes == [KeyValueChange(kind: .insertion, newValue: ["b"])])
   }
 }
+
+@Suite("Observing every element: one call, one self-removing registration per object")
+struct EveryElementTests {
+  @Test("Each element notifies with itself as the object; each registration ends with its element")
+  func everyElement() {
+    var people: [Person] = [Person(name: "A"), Person(name: "B"), Person(name: "C")]
+    let watcher = Watcher()
+    let observations = watcher.autoObserve(people, keyPath: \.name, options: .new) { w, p, c in
+      w.record("\(p === people.first ? "first" : "other") \(c.newValue!)")
+    }
+    #expect(observations.count == 3)
+    people[0].name = "A2"
+    people[2].name = "C2"
+    people.removeFirst()
+    #expect(observations[0].endReason == .observedDeallocated)
+    #expect(watcher.observationRegistry.observingCount == 2)
+    #expect(watcher.log == ["first A2", "other C2"])
+  }
+}
