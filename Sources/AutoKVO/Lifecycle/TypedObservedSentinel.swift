@@ -20,6 +20,9 @@ final class TypedObservedSentinel<Observer: AnyObject, Object: KeyValueObservabl
   private let keyPath: KeyPath<Object, Value>
   private let options: ObservationOptions
   private let rediscovers: Bool
+  /// The actor the registration was made on, if any: the handler assumes it (see
+  /// `IsolatedDelivery`).
+  private let isolation: (any Actor)?
   private let handler: (Observer, Object, KeyValueChange<Value>) -> Void
 
   /// The relays this registration placed on other objects. Guarded by `observation`'s lock.
@@ -33,11 +36,13 @@ final class TypedObservedSentinel<Observer: AnyObject, Object: KeyValueObservabl
     keyPath: KeyPath<Object, Value>,
     options: ObservationOptions,
     dependencies: Dependencies,
+    isolation: (any Actor)?,
     handler: @escaping (Observer, Object, KeyValueChange<Value>) -> Void
   ) {
     self.observer = observer
     self.keyPath = keyPath
     self.options = options
+    self.isolation = isolation
     self.rediscovers = dependencies.needsRediscovery
     self.handler = handler
     super.init(
@@ -64,9 +69,10 @@ final class TypedObservedSentinel<Observer: AnyObject, Object: KeyValueObservabl
   }
 
   /// Delivers the registration-time call requested with `.initial`.
+  /// Called by `autoObserve`, which runs on the registration's actor.
   func deliverInitial(currentValue: Value, object: Object) {
     let newValue = options.contains(.new) ? currentValue : nil
-    deliver(KeyValueChange(kind: .setting, newValue: newValue), object: object)
+    deliverNow(KeyValueChange(kind: .setting, newValue: newValue), object: object)
   }
 
   override func willChange(of object: AnyObject, _ change: ChangeDescriptor) -> Any? {
@@ -150,6 +156,11 @@ final class TypedObservedSentinel<Observer: AnyObject, Object: KeyValueObservabl
   }
 
   private func deliver(_ change: KeyValueChange<Value>, object: Object) {
+    guard let isolation else { return deliverNow(change, object: object) }
+    IsolatedDelivery.run(on: isolation) { self.deliverNow(change, object: object) }
+  }
+
+  private func deliverNow(_ change: KeyValueChange<Value>, object: Object) {
     // Checked per call, not per snapshot: an earlier handler in the same change may have
     // cancelled this registration, and nothing may be delivered after cancel() returns.
     guard observation.isActive, let observer else { return }

@@ -24,8 +24,20 @@ extension KeyValueObservable {
   /// - Parameters:
   ///   - object: The object to observe. It is not retained.
   ///   - keyPath: The property to observe.
+  /// ## Actors
+  ///
+  /// A handler registered from an actor-isolated context — a `@MainActor` view model — assumes
+  /// that actor, so it only ever runs there: synchronously when the change happens on that actor
+  /// (for the main actor: on the main thread), otherwise asynchronously on it (for the main actor,
+  /// on the main queue, in order). A handler registered from nonisolated code runs synchronously
+  /// on the mutating thread.
+  ///
+  /// - Parameters:
+  ///   - object: The object to observe. It is not retained.
+  ///   - keyPath: The property to observe.
   ///   - options: What to deliver; `[.old, .new]` by default. With `.initial`, the handler is
   ///     called once before this method returns.
+  ///   - isolation: The actor the handler assumes; leave the default, the caller's isolation.
   ///   - changeHandler: Called with the observer, the object and the change.
   /// - Returns: A handle you may keep to cancel early, or drop: dropping it does not end the
   ///   observation.
@@ -34,6 +46,7 @@ extension KeyValueObservable {
     _ object: Object,
     keyPath: KeyPath<Object, Value>,
     options: ObservationOptions = [.old, .new],
+    isolation: isolated (any Actor)? = #isolation,
     changeHandler: @escaping (Self, Object, KeyValueChange<Value>) -> Void
   ) -> KeyValueObservation {
     let (currentValue, dependencies) = Dependencies.discover(root: object, keyPath: keyPath)
@@ -56,6 +69,7 @@ extension KeyValueObservable {
       keyPath: keyPath,
       options: options,
       dependencies: dependencies,
+      isolation: isolation,
       handler: changeHandler
     )
     let observerSentinel = ObserverSentinel(
@@ -92,10 +106,13 @@ extension KeyValueObservable {
     _ objects: Objects,
     keyPath: KeyPath<Objects.Element, Value>,
     options: ObservationOptions = [.old, .new],
+    isolation: isolated (any Actor)? = #isolation,
     changeHandler: @escaping (Self, Objects.Element, KeyValueChange<Value>) -> Void
   ) -> [KeyValueObservation] where Objects.Element: KeyValueObservable {
     objects.map { object in
-      autoObserve(object, keyPath: keyPath, options: options, changeHandler: changeHandler)
+      autoObserve(
+        object, keyPath: keyPath, options: options, isolation: isolation,
+        changeHandler: changeHandler)
     }
   }
 }

@@ -1,0 +1,209 @@
+import Foundation
+import Testing
+
+@testable import AutoKVO
+
+@Suite("Async sequences: every change, in order, finishing with the object")
+struct AsyncChangesTests {
+  @Test(
+    "Every change is delivered in order, none coalesced, and the sequence finishes when the object goes"
+  )
+  func everyChangeInOrder() async {
+    var person: Person? = Person(age: 0)
+    let changes = person!.changes(for: \.age, options: [.old, .new])
+    for age in 1...100 { person!.age = age }
+    person = nil
+    var received: [String] = []
+    for await change in changes { received.append(describe(change)) }
+    #expect(received == (1...100).map { "setting \($0 - 1)->\($0)" })
+  }
+
+  @Test(".initial makes the current value the first element")
+  func initialElement() async {
+    var person: Person? = Person(name: "Ann")
+    let changes = person!.changes(for: \.name, options: [.initial, .new])
+    person!.name = "Bob"
+    person = nil
+    var names: [String?] = []
+    for await change in changes { names.append(change.newValue) }
+    #expect(names == ["Ann", "Bob"])
+  }
+
+  @Test("Ending the iteration removes the registration")
+  func breakRemovesRegistration() async {
+    let person = Person()
+    let changes = person.changes(for: \.age)
+    #expect(person.observationRegistry.observerCount == 1)
+    person.age = 1
+    person.age = 2
+    for await _ in changes { break }
+    #expect(person.observationRegistry.observerCount == 0)
+  }
+
+  @Test("Cancelling the consuming task removes the registration")
+  func cancellationRemovesRegistration() async {
+    let person = Person()
+    let started = AsyncStream<Void>.makeStream()
+    let task = Task {
+      var count = 0
+      started.continuation.yield()
+      for await _ in person.changes(for: \.age) { count += 1 }
+      return count
+    }
+    for await _ in started.stream { break }
+    while person.observationRegistry.observerCount == 0 { await Task.yield() }
+    task.cancel()
+    _ = await task.value
+    #expect(person.observationRegistry.observerCount == 0)
+  }
+
+  @Test("A sequence that is dropped without being iterated removes its registration")
+  func droppedSequence() {
+    let person = Person()
+    var changes: KeyValueChanges<String>? = person.changes(for: \.name)
+    #expect(person.observationRegistry.observerCount == 1)
+    changes = nil
+    #expect(person.observationRegistry.observerCount == 0)
+    _ = changes
+  }
+
+  @Test("A for-await loop keeps the registration while it runs, though the sequence is a temporary")
+  func temporarySequence() async {
+    var person: Person? = Person(age: 0)
+    let ready = AsyncStream<Void>.makeStream()
+    let weakPerson = WeakBox(person!)
+    let task = Task {
+      var received: [Int] = []
+      // The sequence is a temporary, and the task keeps no strong reference to the person.
+      guard var iterator = weakPerson.object?.changes(for: \.age).makeAsyncIterator() else {
+        return received
+      }
+      ready.continuation.yield()
+      while let change = await iterator.next() { received.append(change.newValue!) }
+      return received
+    }
+    for await _ in ready.stream { break }
+    person!.age = 1
+    person!.age = 2
+    person = nil
+    #expect(await task.value == [1, 2])
+  }
+
+  @Test("The sequence does not retain its object")
+  func doesNotRetain() {
+    let tracker = LifetimeTracker()
+    var person: Person? = Person(tracker: tracker)
+    let changes = person!.changes(for: \.name)
+    person = nil
+    #expect(tracker.liveCount == 0)
+    _ = changes
+  }
+}
+
+/// A weak reference that can be handed to a task.
+final class WeakBox<Object: AnyObject>: @unchecked Sendable {  // immutable
+  weak var object: Object?
+  init(_ object: Object) { self.object = object }
+}
+
+/// A main-actor view model, as UI code writes one.
+@MainActor
+final class NameLabel: KeyValueObservable {
+  let observationRegistry = ObservationRegistry()
+  var text = ""
+  var deliveredOnMainThread: [Bool] = []
+  private var waiter: CheckedContinuation<Void, Never>?
+
+  func bind(to person: Person) {
+    autoObserve(person, keyPath: \.name, options: .new) { label, _, change in
+      label.text = change.newValue ?? ""
+      label.deliveredOnMainThread.append(Self.isOnMainQueue)
+      label.waiter?.resume()
+      label.waiter = nil
+    }
+  }
+
+  /// The main actor runs wherever the main queue runs (not always the process's main thread).
+  nonisolated static var isOnMainQueue: Bool {
+    DispatchQueue.getSpecific(key: mainQueueKey.key) != nil
+  }
+
+  private struct Key: @unchecked Sendable {  // immutable once set
+    let key = DispatchSpecificKey<Void>()
+  }
+
+  private nonisolated static let mainQueueKey: Key = {
+    let key = Key()
+    DispatchQueue.main.setSpecific(key: key.key, value: ())
+    return key
+  }()
+
+  func nextDelivery() async {
+    await withCheckedContinuation { waiter = $0 }
+  }
+}
+
+/// An actor that observes a model; its handler touches actor state.
+actor Tally: KeyValueObservable {
+  let observationRegistry = ObservationRegistry()
+  private(set) var count = 0
+
+  func watch(_ person: Person) {
+    // The closure captures the isolated `self`, so it is isolated to this actor.
+    autoObserve(person, keyPath: \.age) { [self] _, _, _ in
+      self.assertIsolated()
+      self.count += 1
+    }
+  }
+}
+
+@Suite("Actors: a handler never runs off the actor it was registered from")
+struct ActorDeliveryTests {
+  @MainActor
+  @Test(
+    "A @MainActor observer's handler runs on the main thread when the model changes on another thread"
+  )
+  func mainActorHop() async {
+    let person = Person()
+    let label = NameLabel()
+    label.bind(to: person)
+    async let delivered: Void = label.nextDelivery()
+    await Task.yield()
+    Thread.detachNewThread { person.name = "Bob" }
+    await delivered
+    #expect(label.text == "Bob")
+    #expect(label.deliveredOnMainThread == [true])
+  }
+
+  @MainActor
+  @Test(
+    "A @MainActor observer's handler runs synchronously when the change happens on the main thread")
+  func mainActorSynchronous() {
+    let person = Person()
+    let label = NameLabel()
+    label.bind(to: person)
+    person.name = "Cid"
+    #expect(label.text == "Cid")
+    #expect(label.deliveredOnMainThread == [true])
+  }
+
+  @Test("An actor's handler runs isolated to the actor when the model changes elsewhere")
+  func customActor() async {
+    let person = Person()
+    let tally = Tally()
+    await tally.watch(person)
+    person.age = 1
+    person.age = 2
+    while await tally.count < 2 { await Task.yield() }
+    #expect(await tally.count == 2)
+  }
+
+  @Test("A handler registered from nonisolated code runs synchronously on the mutating thread")
+  func nonisolatedIsSynchronous() {
+    let person = Person()
+    let watcher = Watcher()
+    watcher.autoObserve(person, keyPath: \.age) { w, _, _ in w.record("sync") }
+    person.age = 5
+    #expect(watcher.log == ["sync"])
+  }
+}
