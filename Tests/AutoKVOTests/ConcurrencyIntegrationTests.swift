@@ -114,12 +114,20 @@ final class NameLabel: KeyValueObservable {
   var deliveredOnMainThread: [Bool] = []
   private var waiter: CheckedContinuation<Void, Never>?
 
-  func bind(to person: Person) {
-    autoObserve(person, keyPath: \.name, options: .new) { label, _, change in
+  /// Binds through the registration's isolation (captured automatically), or explicitly
+  /// through the main queue.
+  func bind(to person: Person, explicitly: Bool = false) {
+    let handler: (NameLabel, Person, KeyValueChange<String>) -> Void = { label, _, change in
       label.text = change.newValue ?? ""
       label.deliveredOnMainThread.append(Self.isOnMainQueue)
       label.waiter?.resume()
       label.waiter = nil
+    }
+    if explicitly {
+      autoObserve(
+        person, keyPath: \.name, options: .new, deliveryQueue: .main, changeHandler: handler)
+    } else {
+      autoObserve(person, keyPath: \.name, options: .new, changeHandler: handler)
     }
   }
 
@@ -196,6 +204,23 @@ struct ActorDeliveryTests {
     person.age = 2
     while await tally.count < 2 { await Task.yield() }
     #expect(await tally.count == 2)
+  }
+
+  @Test("A delivery queue receives every change in order, and nothing after cancel() on that queue")
+  func deliveryQueueOrder() async {
+    let queue = DispatchQueue(label: "autokvo.tests.delivery")
+    let person = Person(age: 0)
+    let watcher = Watcher()
+    let observation = watcher.autoObserve(
+      person, keyPath: \.age, options: .new, deliveryQueue: queue
+    ) {
+      w, _, c in w.record("\(c.newValue!)")
+    }
+    for age in 1...50 { person.age = age }
+    queue.sync { observation.cancel() }
+    person.age = 99
+    await withCheckedContinuation { done in queue.async { done.resume() } }
+    #expect(watcher.log == (1...50).map { "\($0)" })
   }
 
   @Test("A handler registered from nonisolated code runs synchronously on the mutating thread")

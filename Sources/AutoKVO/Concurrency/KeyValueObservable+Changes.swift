@@ -22,12 +22,17 @@ extension KeyValueObservable {
   ///   - options: What each change carries; `[.new]` by default. `.initial` makes the current
   ///     value the first element.
   /// - Returns: A single-consumer sequence of changes.
+  @available(macOS 10.15, iOS 13.0, tvOS 13.0, watchOS 6.0, *)
   public func changes<Value: Sendable>(
     for keyPath: KeyPath<Self, Value>,
     options: ObservationOptions = [.new]
   ) -> KeyValueChanges<Value> {
-    let (stream, continuation) = AsyncStream.makeStream(
-      of: KeyValueChange<Value>.self, bufferingPolicy: .unbounded)
+    var streamContinuation: AsyncStream<KeyValueChange<Value>>.Continuation?
+    let stream = AsyncStream(KeyValueChange<Value>.self, bufferingPolicy: .unbounded) {
+      streamContinuation = $0
+    }
+    // AsyncStream calls its build closure synchronously, before returning.
+    let continuation = streamContinuation!
     let endOfStream = StreamFinisher(continuation)
     let relay = StreamRelay(continuation)
     let observation = relay.autoObserve(self, keyPath: keyPath, options: options) {
@@ -54,6 +59,7 @@ extension KeyValueObservable {
 /// ever being iterated.
 ///
 /// The sequence is `Sendable` (its elements are, as `Value` must be); it supports one consumer.
+@available(macOS 10.15, iOS 13.0, tvOS 13.0, watchOS 6.0, *)
 public struct KeyValueChanges<Value: Sendable>: AsyncSequence, Sendable {
   public typealias Element = KeyValueChange<Value>
 
@@ -113,6 +119,7 @@ final class EndsRegistration: Sendable {
 
 /// The observer behind ``KeyValueObservable/changes(for:options:)``: yields each change into
 /// the stream.
+@available(macOS 10.15, iOS 13.0, tvOS 13.0, watchOS 6.0, *)
 private final class StreamRelay<Value: Sendable>: KeyValueObservable, Sendable {
   let observationRegistry = ObservationRegistry()
   let continuation: AsyncStream<KeyValueChange<Value>>.Continuation
@@ -124,6 +131,7 @@ private final class StreamRelay<Value: Sendable>: KeyValueObservable, Sendable {
 
 /// Finishes a stream when released: owned by the registration's handler, it goes when the
 /// registration ends for any reason.
+@available(macOS 10.15, iOS 13.0, tvOS 13.0, watchOS 6.0, *)
 private final class StreamFinisher<Value: Sendable>: Sendable {
   private let continuation: AsyncStream<KeyValueChange<Value>>.Continuation
 

@@ -20,9 +20,8 @@ final class TypedObservedSentinel<Observer: AnyObject, Object: KeyValueObservabl
   private let keyPath: KeyPath<Object, Value>
   private let options: ObservationOptions
   private let rediscovers: Bool
-  /// The actor the registration was made on, if any: the handler assumes it (see
-  /// `IsolatedDelivery`).
-  private let isolation: (any Actor)?
+  /// Where the handler runs (see `HandlerDelivery`).
+  private let delivery: HandlerDelivery
   private let handler: (Observer, Object, KeyValueChange<Value>) -> Void
 
   /// The relays this registration placed on other objects. Guarded by `observation`'s lock.
@@ -36,13 +35,13 @@ final class TypedObservedSentinel<Observer: AnyObject, Object: KeyValueObservabl
     keyPath: KeyPath<Object, Value>,
     options: ObservationOptions,
     dependencies: Dependencies,
-    isolation: (any Actor)?,
+    delivery: HandlerDelivery,
     handler: @escaping (Observer, Object, KeyValueChange<Value>) -> Void
   ) {
     self.observer = observer
     self.keyPath = keyPath
     self.options = options
-    self.isolation = isolation
+    self.delivery = delivery
     self.rediscovers = dependencies.needsRediscovery
     self.handler = handler
     super.init(
@@ -69,10 +68,16 @@ final class TypedObservedSentinel<Observer: AnyObject, Object: KeyValueObservabl
   }
 
   /// Delivers the registration-time call requested with `.initial`.
-  /// Called by `autoObserve`, which runs on the registration's actor.
+  /// Delivers the registration-time call requested with `.initial`: synchronously, inside
+  /// `autoObserve`, unless the handler must run on a queue the caller is not on.
   func deliverInitial(currentValue: Value, object: Object) {
     let newValue = options.contains(.new) ? currentValue : nil
-    deliverNow(KeyValueChange(kind: .setting, newValue: newValue), object: object)
+    let change = KeyValueChange(kind: .setting, newValue: newValue)
+    if delivery.isCurrent {
+      deliverNow(change, object: object)
+    } else {
+      deliver(change, object: object)
+    }
   }
 
   override func willChange(of object: AnyObject, _ change: ChangeDescriptor) -> Any? {
@@ -156,8 +161,10 @@ final class TypedObservedSentinel<Observer: AnyObject, Object: KeyValueObservabl
   }
 
   private func deliver(_ change: KeyValueChange<Value>, object: Object) {
-    guard let isolation else { return deliverNow(change, object: object) }
-    IsolatedDelivery.run(on: isolation) { self.deliverNow(change, object: object) }
+    guard case .synchronous = delivery else {
+      return delivery.run { self.deliverNow(change, object: object) }
+    }
+    deliverNow(change, object: object)
   }
 
   private func deliverNow(_ change: KeyValueChange<Value>, object: Object) {

@@ -1,3 +1,5 @@
+import Dispatch
+
 extension KeyValueObservable {
   /// Observes `keyPath` of `object` until this observer or `object` is deallocated, whichever
   /// goes first, with no teardown code.
@@ -24,30 +26,92 @@ extension KeyValueObservable {
   /// - Parameters:
   ///   - object: The object to observe. It is not retained.
   ///   - keyPath: The property to observe.
-  /// ## Actors
+  /// ## Threads and actors
   ///
-  /// A handler registered from an actor-isolated context — a `@MainActor` view model — assumes
-  /// that actor, so it only ever runs there: synchronously when the change happens on that actor
-  /// (for the main actor: on the main thread), otherwise asynchronously on it (for the main actor,
-  /// on the main queue, in order). A handler registered from nonisolated code runs synchronously
-  /// on the mutating thread.
+  /// The handler runs synchronously on the mutating thread, as KVO's do — with two exceptions that
+  /// keep a handler on the actor its code assumes:
+  ///
+  /// - Register with ``autoObserve(_:keyPath:options:deliveryQueue:changeHandler:)`` and a queue
+  ///   (`.main` for the main actor) to have the handler run there: synchronously when the change
+  ///   happens on that queue, otherwise asynchronously on it, in order.
+  /// - On platforms whose deployment targets have Swift concurrency (Linux; not the Apple targets
+  ///   AutoKVO supports, down to macOS 10.13 and iOS 12), a registration made from an
+  ///   actor-isolated context — a `@MainActor` view model — runs its handler on that actor, the
+  ///   main actor through the main queue as above. On Apple platforms, pass `deliveryQueue: .main`.
   ///
   /// - Parameters:
   ///   - object: The object to observe. It is not retained.
   ///   - keyPath: The property to observe.
   ///   - options: What to deliver; `[.old, .new]` by default. With `.initial`, the handler is
   ///     called once before this method returns.
-  ///   - isolation: The actor the handler assumes; leave the default, the caller's isolation.
   ///   - changeHandler: Called with the observer, the object and the change.
   /// - Returns: A handle you may keep to cancel early, or drop: dropping it does not end the
   ///   observation.
+  #if canImport(ObjectiveC)
+    @discardableResult
+    public func autoObserve<Object: KeyValueObservable, Value>(
+      _ object: Object,
+      keyPath: KeyPath<Object, Value>,
+      options: ObservationOptions = [.old, .new],
+      changeHandler: @escaping (Self, Object, KeyValueChange<Value>) -> Void
+    ) -> KeyValueObservation {
+      register(object, keyPath, options, .synchronous, changeHandler)
+    }
+  #else
+    @discardableResult
+    public func autoObserve<Object: KeyValueObservable, Value>(
+      _ object: Object,
+      keyPath: KeyPath<Object, Value>,
+      options: ObservationOptions = [.old, .new],
+      isolation: isolated (any Actor)? = #isolation,
+      changeHandler: @escaping (Self, Object, KeyValueChange<Value>) -> Void
+    ) -> KeyValueObservation {
+      register(
+        object, keyPath, options, isolation.map { .actor($0) } ?? .synchronous, changeHandler)
+    }
+  #endif
+
+  /// Observes `keyPath` of `object` until this observer or `object` is deallocated, running the
+  /// handler on `deliveryQueue`.
+  ///
+  /// Everything ``autoObserve(_:keyPath:options:changeHandler:)`` promises holds. The handler
+  /// runs on `deliveryQueue`: synchronously when the change happens on that queue, otherwise
+  /// asynchronously there, in the order of the changes. Before each call the registration is
+  /// checked again, so nothing arrives after ``KeyValueObservation/cancel()`` returned on that
+  /// queue or after the observer began deallocating. With `.main`, the handler runs on the main
+  /// actor, whichever thread mutates the object:
+  ///
+  /// ```swift
+  /// @MainActor final class NameLabel: KeyValueObservable {
+  ///     let observationRegistry = ObservationRegistry()
+  ///     var text = ""
+  ///     func bind(to person: Person) {
+  ///         autoObserve(person, keyPath: \.name, options: .new, deliveryQueue: .main) { label, _, change in
+  ///             label.text = change.newValue ?? ""
+  ///         }
+  ///     }
+  /// }
+  /// ```
+  ///
+  /// Values cross to the queue as they are: the observed object and the change are the ones the
+  /// mutating thread produced.
   @discardableResult
   public func autoObserve<Object: KeyValueObservable, Value>(
     _ object: Object,
     keyPath: KeyPath<Object, Value>,
     options: ObservationOptions = [.old, .new],
-    isolation: isolated (any Actor)? = #isolation,
+    deliveryQueue: DispatchQueue,
     changeHandler: @escaping (Self, Object, KeyValueChange<Value>) -> Void
+  ) -> KeyValueObservation {
+    register(object, keyPath, options, .resolve(queue: deliveryQueue), changeHandler)
+  }
+
+  private func register<Object: KeyValueObservable, Value>(
+    _ object: Object,
+    _ keyPath: KeyPath<Object, Value>,
+    _ options: ObservationOptions,
+    _ delivery: HandlerDelivery,
+    _ changeHandler: @escaping (Self, Object, KeyValueChange<Value>) -> Void
   ) -> KeyValueObservation {
     let (currentValue, dependencies) = Dependencies.discover(root: object, keyPath: keyPath)
     if dependencies.isEmpty && type(of: object).automaticallyNotifiesObservers(for: keyPath) {
@@ -69,7 +133,7 @@ extension KeyValueObservable {
       keyPath: keyPath,
       options: options,
       dependencies: dependencies,
-      isolation: isolation,
+      delivery: delivery,
       handler: changeHandler
     )
     let observerSentinel = ObserverSentinel(
@@ -101,18 +165,29 @@ extension KeyValueObservable {
   /// ```
   ///
   /// - Returns: One handle per object, in the order of `objects`.
-  @discardableResult
-  public func autoObserve<Objects: Sequence, Value>(
-    _ objects: Objects,
-    keyPath: KeyPath<Objects.Element, Value>,
-    options: ObservationOptions = [.old, .new],
-    isolation: isolated (any Actor)? = #isolation,
-    changeHandler: @escaping (Self, Objects.Element, KeyValueChange<Value>) -> Void
-  ) -> [KeyValueObservation] where Objects.Element: KeyValueObservable {
-    objects.map { object in
-      autoObserve(
-        object, keyPath: keyPath, options: options, isolation: isolation,
-        changeHandler: changeHandler)
+  ///
+  /// Threads and actors follow the rules of ``autoObserve(_:keyPath:options:changeHandler:)``.
+  #if canImport(ObjectiveC)
+    @discardableResult
+    public func autoObserve<Objects: Sequence, Value>(
+      _ objects: Objects,
+      keyPath: KeyPath<Objects.Element, Value>,
+      options: ObservationOptions = [.old, .new],
+      changeHandler: @escaping (Self, Objects.Element, KeyValueChange<Value>) -> Void
+    ) -> [KeyValueObservation] where Objects.Element: KeyValueObservable {
+      objects.map { register($0, keyPath, options, .synchronous, changeHandler) }
     }
-  }
+  #else
+    @discardableResult
+    public func autoObserve<Objects: Sequence, Value>(
+      _ objects: Objects,
+      keyPath: KeyPath<Objects.Element, Value>,
+      options: ObservationOptions = [.old, .new],
+      isolation: isolated (any Actor)? = #isolation,
+      changeHandler: @escaping (Self, Objects.Element, KeyValueChange<Value>) -> Void
+    ) -> [KeyValueObservation] where Objects.Element: KeyValueObservable {
+      let delivery = isolation.map { HandlerDelivery.actor($0) } ?? .synchronous
+      return objects.map { register($0, keyPath, options, delivery, changeHandler) }
+    }
+  #endif
 }

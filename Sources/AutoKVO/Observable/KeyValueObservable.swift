@@ -11,7 +11,7 @@
 ///
 /// Every registration ends by itself, exactly once, when either the observer or the observed
 /// object is deallocated; a notification never reaches a deallocated observer.
-public protocol KeyValueObservable: AnyObject {
+public protocol KeyValueObservable: KeyValueObserver {
   /// The object's observation storage; declare it as `let observationRegistry = ObservationRegistry()`.
   var observationRegistry: ObservationRegistry { get }
 

@@ -1,0 +1,123 @@
+#if canImport(ObjectiveC)
+  import Foundation
+  import ObjectiveC
+
+  /// The one Foundation observer behind every registration AutoKVO makes with Foundation's KVO.
+  ///
+  /// Notification never messages a deallocated or deallocating observer, and removing a
+  /// registration never raises an exception: each registration is found by its context, in a
+  /// ``RegistrationContextTable``, and delivered through its relayed sentinel, which checks that
+  /// the registration is active and the observer alive. A notification whose context has left
+  /// the table is dropped.
+  // @unchecked Sendable: immutable; `registrations` is guarded by its own lock.
+  final class FoundationObservationRouter: NSObject, @unchecked Sendable {
+    typealias Relay = RelayedObservedSentinel<[NSKeyValueChangeKey: Any]>
+
+    static let shared = FoundationObservationRouter()
+
+    let registrations = RegistrationContextTable<Relay>()
+
+    override private init() {
+      super.init()
+    }
+
+    override func observeValue(
+      forKeyPath keyPath: String?,
+      of object: Any?,
+      change: [NSKeyValueChangeKey: Any]?,
+      context: UnsafeMutableRawPointer?
+    ) {
+      // Every registration this router makes carries a context from `registrations`; nothing
+      // else registers it, so an unknown context is a registration being torn down: drop it.
+      guard let context, let relay = registrations.entry(for: UInt(bitPattern: context)) else {
+        return
+      }
+      relay.relay(change ?? [:])
+    }
+
+    /// Registers `observer` for changes of the one-key `keyPath` of `object` with Foundation's
+    /// KVO; the registration ends by itself, exactly once, when either side is deallocated.
+    func register<Observer: AnyObject, Object: NSObject>(
+      observer: Observer,
+      observerRegistry: ObservationRegistry,
+      object: Object,
+      keyPath: String,
+      options: NSKeyValueObservingOptions,
+      handler: @escaping (Observer, Object, [NSKeyValueChangeKey: Any]) -> Void
+    ) -> KeyValueObservation {
+      precondition(
+        !keyPath.contains("."),
+        "AutoKVO observes one key per registration; '\(keyPath)' of \(type(of: object)) has "
+          + "several. Observe the first key, and from its handler the next object, so that each "
+          + "registration lives on the object it observes (see Docs/Apple.md)."
+      )
+      let context = registrations.makeContext()
+      let contextPointer = UnsafeMutableRawPointer(bitPattern: context)!
+      let unregistration = FoundationUnregistration(
+        object: object, keyPath: keyPath, context: contextPointer, router: self)
+      // The association key is the unregistration's address: unique among the object's
+      // associations while the association holds it, which is whenever the key is used.
+      let associationKey = UnsafeRawPointer(Unmanaged.passUnretained(unregistration).toOpaque())
+      let relay = TypedRelayedObservedSentinel.register(
+        observer: observer,
+        observerRegistry: observerRegistry,
+        object: object,
+        objectRegistry: ObservationStandIn.standIn(for: object).observationRegistry,
+        handler: handler,
+        detachFromLiveObject: { object in
+          // Releases the unregistration, which removes the Foundation registration now.
+          objc_setAssociatedObject(
+            object, associationKey, nil, .OBJC_ASSOCIATION_RETAIN_NONATOMIC)
+        }
+      )
+      registrations.setEntry(relay, for: context)
+      objc_setAssociatedObject(
+        object, associationKey, unregistration, .OBJC_ASSOCIATION_RETAIN_NONATOMIC)
+      // Kept alive across addObserver: if the `.initial` call cancels the registration, the
+      // relay is released, and the registration removed, only after it was added.
+      withExtendedLifetime(relay) {
+        object.addObserver(self, forKeyPath: keyPath, options: options, context: contextPointer)
+      }
+      return relay.observation
+    }
+  }
+
+  /// Removes one Foundation registration, exactly once, when it is released: that is, when its
+  /// observed object is deallocated, or earlier when the registration ends while the object is
+  /// alive.
+  ///
+  /// Its only owner is an associated object of the observed object, so it is released either
+  /// inside that object's deallocation, on the deallocating thread, or when a thread holding a
+  /// strong reference to the object removes the association.
+  private final class FoundationUnregistration {
+    /// `unowned(unsafe)`: a weak reference reads `nil` once the object's deallocation has begun,
+    /// which is exactly when it is needed. It is read only in `deinit`, and both ways this object
+    /// is released keep the observed object's memory valid for the whole `deinit`: the runtime
+    /// frees an object only after releasing its associated objects, and a thread removing the
+    /// association holds a strong reference.
+    private unowned(unsafe) let object: NSObject
+    private let keyPath: String
+    private let context: UnsafeMutableRawPointer
+    private let router: FoundationObservationRouter
+
+    init(
+      object: NSObject,
+      keyPath: String,
+      context: UnsafeMutableRawPointer,
+      router: FoundationObservationRouter
+    ) {
+      self.object = object
+      self.keyPath = keyPath
+      self.context = context
+      self.router = router
+    }
+
+    deinit {
+      // Forget the context first, so that a notification already in flight on another thread is
+      // dropped by the router; then remove exactly the registration this object stands for
+      // (observer, key path and context all match), never another observer's.
+      router.registrations.removeContext(UInt(bitPattern: context))
+      object.removeObserver(router, forKeyPath: keyPath, context: context)
+    }
+  }
+#endif

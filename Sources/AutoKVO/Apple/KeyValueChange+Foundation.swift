@@ -1,0 +1,26 @@
+#if canImport(ObjectiveC)
+  import Foundation
+
+  extension KeyValueChange {
+    /// Decodes a Foundation change dictionary; a value that does not cast to `Value` is absent.
+    init(foundationChange change: [NSKeyValueChangeKey: Any]) {
+      let rawKind = change[.kindKey] as? UInt ?? ChangeKind.setting.rawValue
+      self.init(
+        kind: ChangeKind(rawValue: rawKind) ?? .setting,
+        oldValue: change[.oldKey].flatMap(Self.bridged),
+        newValue: change[.newKey].flatMap(Self.bridged),
+        indexes: change[.indexesKey] as? IndexSet,
+        isPrior: change[.notificationIsPriorKey] as? Bool ?? false
+      )
+    }
+
+    /// Foundation reports a `nil` value as `NSNull`. When `Value` is optional that is the value
+    /// `nil`, found by casting a `nil` of any optional type; otherwise the value is absent.
+    private static func bridged(_ value: Any) -> Value? {
+      if value is NSNull {
+        return (Any?.none as Any) as? Value
+      }
+      return value as? Value
+    }
+  }
+#endif

@@ -1,0 +1,215 @@
+#if canImport(ObjectiveC)
+  import Foundation
+
+  extension NSObject: KeyValueObserver {}
+
+  // Overload rules. Five typed `autoObserve` methods exist on Apple platforms; for any observer
+  // and observed object exactly one is the most specific, so no call site is ambiguous:
+  //
+  //   declared on          observed object             engine
+  //   KeyValueObservable   KeyValueObservable          AutoKVO's (the portable method)
+  //   KeyValueObserver    NSObject                    Foundation's KVO
+  //   KeyValueObserver    KeyValueObservable          AutoKVO's, through a stand-in observer
+  //   KeyValueObserver    NSObject & KVObservable     chosen per key path, at registration
+  //   KeyValueObservable   NSObject & KVObservable     chosen per key path, at registration
+  //
+  // Swift prefers the method whose observer (`Self`) and object constraints are both at least as
+  // narrow as every other candidate's; KeyValueObservable refines KeyValueObserver, and
+  // `NSObject & KeyValueObservable` is narrower than either alone. "Chosen per key path": an
+  // `@objc` key path is observed with Foundation's KVO, any other with AutoKVO's engine.
+
+  extension KeyValueObserver {
+    /// Observes an `@objc` property of an `NSObject` with Foundation's KVO until this observer or
+    /// `object` is deallocated, whichever goes first, with no teardown code.
+    ///
+    /// Works for any `NSObject` and any observer — an `NSObject` or a ``KeyValueObservable``
+    /// class — with no protocol to adopt:
+    ///
+    /// ```swift
+    /// label.autoObserve(player, keyPath: \.status, options: [.initial, .new]) { label, _, change in
+    ///     label.isHidden = change.newValue != .readyToPlay
+    /// }
+    /// ```
+    ///
+    /// The handler runs on the thread that changes `object`, and never once either side has begun
+    /// deallocating. The key path must be `@objc` and have one component (`\.status`, not
+    /// `\.item.status`); observe each object of a longer path with its own registration, made
+    /// from the previous one's handler.
+    ///
+    /// - Parameters:
+    ///   - object: The object to observe. It is not retained.
+    ///   - keyPath: A one-component `@objc` key path of a KVO-compliant property.
+    ///   - options: What to deliver; `[.old, .new]` by default. With `.initial`, the handler is
+    ///     called once before this method returns.
+    ///   - changeHandler: Called with this observer, the object and the change.
+    /// - Returns: A handle you may keep to cancel early, or drop: dropping it does not end the
+    ///   observation.
+    @discardableResult
+    public func autoObserve<Object: NSObject, Value>(
+      _ object: Object,
+      keyPath: KeyPath<Object, Value>,
+      options: ObservationOptions = [.old, .new],
+      changeHandler: @escaping (Self, Object, KeyValueChange<Value>) -> Void
+    ) -> KeyValueObservation {
+      guard let keyPathString = keyPath._kvcKeyPathString else {
+        preconditionFailure(
+          "\(keyPath) is not an @objc key path, so Foundation's KVO cannot observe it; mark the "
+            + "property @objc dynamic, or make \(Object.self) KeyValueObservable and the "
+            + "property @Observed."
+        )
+      }
+      return observeWithFoundation(
+        object, keyPath: keyPathString, options: options, changeHandler: changeHandler)
+    }
+
+    /// Observes `keyPath` of a ``KeyValueObservable`` object until this observer or `object` is
+    /// deallocated, whichever goes first, for an observer that is not itself
+    /// ``KeyValueObservable`` (typically an `NSObject`).
+    ///
+    /// Behaves as ``KeyValueObservable/autoObserve(_:keyPath:options:changeHandler:)``; the
+    /// observer's side of the registration lives in an associated object.
+    @discardableResult
+    public func autoObserve<Object: KeyValueObservable, Value>(
+      _ object: Object,
+      keyPath: KeyPath<Object, Value>,
+      options: ObservationOptions = [.old, .new],
+      changeHandler: @escaping (Self, Object, KeyValueChange<Value>) -> Void
+    ) -> KeyValueObservation {
+      observeWithEngineThroughStandIn(
+        object, keyPath: keyPath, options: options, changeHandler: changeHandler)
+    }
+
+    /// Observes `keyPath` of an `NSObject` that is also ``KeyValueObservable``, with
+    /// Foundation's KVO when the key path is `@objc` and with AutoKVO's engine otherwise, until
+    /// this observer or `object` is deallocated.
+    @discardableResult
+    public func autoObserve<Object: NSObject & KeyValueObservable, Value>(
+      _ object: Object,
+      keyPath: KeyPath<Object, Value>,
+      options: ObservationOptions = [.old, .new],
+      changeHandler: @escaping (Self, Object, KeyValueChange<Value>) -> Void
+    ) -> KeyValueObservation {
+      if let keyPathString = keyPath._kvcKeyPathString {
+        return observeWithFoundation(
+          object, keyPath: keyPathString, options: options, changeHandler: changeHandler)
+      }
+      return observeWithEngineThroughStandIn(
+        object, keyPath: keyPath, options: options, changeHandler: changeHandler)
+    }
+
+    private func observeWithFoundation<Object: NSObject, Value>(
+      _ object: Object,
+      keyPath: String,
+      options: ObservationOptions,
+      changeHandler: @escaping (Self, Object, KeyValueChange<Value>) -> Void
+    ) -> KeyValueObservation {
+      FoundationObservationRouter.shared.register(
+        observer: self,
+        observerRegistry: registryForObserving,
+        object: object,
+        keyPath: keyPath,
+        options: NSKeyValueObservingOptions(rawValue: options.rawValue)
+      ) { observer, object, change in
+        changeHandler(observer, object, KeyValueChange(foundationChange: change))
+      }
+    }
+
+    private func observeWithEngineThroughStandIn<Object: KeyValueObservable, Value>(
+      _ object: Object,
+      keyPath: KeyPath<Object, Value>,
+      options: ObservationOptions,
+      changeHandler: @escaping (Self, Object, KeyValueChange<Value>) -> Void
+    ) -> KeyValueObservation {
+      // The stand-in is the engine's observer; it lives until this object's associated objects
+      // are released. It is still alive while this object deallocates, so the weak load below
+      // is what keeps a notification from reaching a deallocating observer.
+      ObservationStandIn.standIn(for: self).autoObserve(
+        object, keyPath: keyPath, options: options
+      ) { [weak self] _, object, change in
+        guard let self else { return }
+        changeHandler(self, object, change)
+      }
+    }
+  }
+
+  extension KeyValueObservable {
+    /// Observes `keyPath` of an `NSObject` that is also ``KeyValueObservable``, with
+    /// Foundation's KVO when the key path is `@objc` and with AutoKVO's engine otherwise, until
+    /// this observer or `object` is deallocated.
+    ///
+    /// This overload exists so that a ``KeyValueObservable`` observer of such an object has one
+    /// most specific `autoObserve`; it behaves as the ``KeyValueObserver`` one.
+    @discardableResult
+    public func autoObserve<Object: NSObject & KeyValueObservable, Value>(
+      _ object: Object,
+      keyPath: KeyPath<Object, Value>,
+      options: ObservationOptions = [.old, .new],
+      changeHandler: @escaping (Self, Object, KeyValueChange<Value>) -> Void
+    ) -> KeyValueObservation {
+      if let keyPathString = keyPath._kvcKeyPathString {
+        return FoundationObservationRouter.shared.register(
+          observer: self,
+          observerRegistry: observationRegistry,
+          object: object,
+          keyPath: keyPathString,
+          options: NSKeyValueObservingOptions(rawValue: options.rawValue)
+        ) { observer, object, change in
+          changeHandler(observer, object, KeyValueChange(foundationChange: change))
+        }
+      }
+      return observeWithEngine(
+        object, keyPath: keyPath, options: options, changeHandler: changeHandler)
+    }
+
+    private func observeWithEngine<Object: KeyValueObservable, Value>(
+      _ object: Object,
+      keyPath: KeyPath<Object, Value>,
+      options: ObservationOptions,
+      changeHandler: @escaping (Self, Object, KeyValueChange<Value>) -> Void
+    ) -> KeyValueObservation {
+      // Here `Object` is known to be KeyValueObservable only, so this resolves to the portable
+      // engine method, not back to the NSObject overload above.
+      autoObserve(object, keyPath: keyPath, options: options, changeHandler: changeHandler)
+    }
+  }
+
+  extension NSObject {
+    /// Observes `keyPath` of `object` with Foundation's KVO, delivering to this object's
+    /// `observeValue(forKeyPath:of:change:context:)`, until this object or `object` is
+    /// deallocated, whichever goes first: a drop-in for `addObserver(_:forKeyPath:options:context:)`
+    /// with no `removeObserver` to call.
+    ///
+    /// ```swift
+    /// // was: player.addObserver(self, forKeyPath: "status", options: [.new], context: &ctx)
+    /// autoObserve(player, keyPath: "status", options: [.new], context: &ctx)
+    /// ```
+    ///
+    /// Your override receives the key path, the object, Foundation's change dictionary and
+    /// `context` exactly as before; it is never called once either side has begun deallocating.
+    ///
+    /// - Parameters:
+    ///   - object: The object to observe. It is not retained.
+    ///   - keyPath: One key of a KVO-compliant property (no dots).
+    ///   - options: Foundation's options, as for `addObserver`.
+    ///   - context: Passed back to your override unchanged.
+    /// - Returns: A handle you may keep to cancel early — the replacement for `removeObserver` —
+    ///   or drop.
+    @discardableResult
+    public func autoObserve(
+      _ object: NSObject,
+      keyPath: String,
+      options: NSKeyValueObservingOptions = [],
+      context: UnsafeMutableRawPointer? = nil
+    ) -> KeyValueObservation {
+      FoundationObservationRouter.shared.register(
+        observer: self,
+        observerRegistry: registryForObserving,
+        object: object,
+        keyPath: keyPath,
+        options: options
+      ) { observer, object, change in
+        observer.observeValue(forKeyPath: keyPath, of: object, change: change, context: context)
+      }
+    }
+  }
+#endif

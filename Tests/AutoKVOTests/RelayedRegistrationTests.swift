@@ -1,0 +1,207 @@
+import Foundation
+import Testing
+
+@testable import AutoKVO
+
+/// Stands for an object whose notifications come from outside AutoKVO's engine (an `NSObject`
+/// observed with Foundation's KVO): its registry plays the part of the associated stand-in's.
+// @unchecked Sendable: immutable.
+private final class ForeignObject: @unchecked Sendable {
+  let registry = ObservationRegistry()
+  private let tracker: LifetimeTracker?
+
+  init(tracker: LifetimeTracker? = nil) {
+    self.tracker = tracker
+    tracker?.instanceCreated()
+  }
+
+  deinit {
+    tracker?.instanceDestroyed()
+  }
+}
+
+/// Stands for Foundation and the shared router: finds a registration by its context and relays.
+// @unchecked Sendable: immutable; the table has its own lock.
+private final class Notifier: @unchecked Sendable {
+  let registrations = RegistrationContextTable<RelayedObservedSentinel<String>>()
+  /// How many times a sentinel detached from a live object.
+  let detachments = Counter()
+
+  func register(_ watcher: Watcher, for object: ForeignObject) -> (KeyValueObservation, UInt) {
+    let context = registrations.makeContext()
+    let relay = TypedRelayedObservedSentinel.register(
+      observer: watcher,
+      observerRegistry: watcher.observationRegistry,
+      object: object,
+      objectRegistry: object.registry,
+      handler: { watcher, _, payload in watcher.record(payload) },
+      detachFromLiveObject: { [detachments] _ in detachments.increment() }
+    )
+    registrations.setEntry(relay, for: context)
+    return (relay.observation, context)
+  }
+
+  func notify(_ context: UInt, _ payload: String) {
+    registrations.entry(for: context)?.relay(payload)
+  }
+}
+
+@Suite("Relayed registrations: notifications from outside the engine, as on Apple platforms")
+struct RelayedRegistrationTests {
+  @Test("A relayed notification reaches the observer while the registration is active")
+  func relaysWhileActive() {
+    let notifier = Notifier()
+    let object = ForeignObject()
+    let watcher = Watcher()
+    let (observation, context) = notifier.register(watcher, for: object)
+
+    notifier.notify(context, "one")
+    notifier.notify(context, "two")
+
+    #expect(watcher.log == ["one", "two"])
+    #expect(!observation.isCancelled)
+    #expect(object.registry.observerCount == 1)
+    #expect(watcher.observationRegistry.observingCount == 1)
+  }
+
+  @Test("Observer deallocated first: nothing more is relayed and the live object is detached once")
+  func observerDeallocatedFirst() {
+    let notifier = Notifier()
+    let object = ForeignObject()
+    var watcher: Watcher? = Watcher()
+    let (observation, context) = notifier.register(watcher!, for: object)
+
+    watcher = nil
+
+    #expect(observation.endReason == .observerDeallocated)
+    #expect(object.registry.observerCount == 0)
+    #expect(notifier.detachments.value == 1)
+    #expect(notifier.registrations.entry(for: context) == nil, "the sentinel was released")
+    notifier.notify(context, "late")
+  }
+
+  @Test(
+    "Observed object deallocated first: the sentinel never detaches from the dying object, and the observer forgets it"
+  )
+  func observedDeallocatedFirst() {
+    let tracker = LifetimeTracker()
+    let notifier = Notifier()
+    var object: ForeignObject? = ForeignObject(tracker: tracker)
+    let watcher = Watcher()
+    let (observation, context) = notifier.register(watcher, for: object!)
+
+    object = nil
+
+    #expect(tracker.liveCount == 0)
+    #expect(observation.endReason == .observedDeallocated)
+    #expect(watcher.observationRegistry.observingCount == 0)
+    #expect(
+      notifier.detachments.value == 0,
+      "a weak load of an object being deallocated fails: its own teardown does the detaching")
+    #expect(notifier.registrations.entry(for: context) == nil)
+  }
+
+  @Test("Cancel with both sides alive detaches once; cancelling again is a no-op")
+  func cancelDetachesOnce() {
+    let notifier = Notifier()
+    let object = ForeignObject()
+    let watcher = Watcher()
+    let (observation, context) = notifier.register(watcher, for: object)
+
+    observation.cancel()
+    observation.cancel()
+
+    #expect(observation.endReason == .cancelled)
+    #expect(notifier.detachments.value == 1)
+    #expect(object.registry.observerCount == 0)
+    #expect(watcher.observationRegistry.observingCount == 0)
+    notifier.notify(context, "late")
+    #expect(watcher.log.isEmpty)
+  }
+
+  @Test("A notification already in flight when the registration ends is dropped")
+  func inFlightNotificationDropped() {
+    let notifier = Notifier()
+    let object = ForeignObject()
+    let watcher = Watcher()
+    let (observation, context) = notifier.register(watcher, for: object)
+    let inFlight = notifier.registrations.entry(for: context)
+
+    observation.cancel()
+    inFlight?.relay("late")
+
+    #expect(watcher.log.isEmpty)
+    #expect(notifier.detachments.value == 0, "the in-flight reference still holds the sentinel")
+    _ = consume inFlight
+    #expect(notifier.detachments.value == 1)
+  }
+
+  @Test("Cancel inside a relayed notification: nothing is delivered after it")
+  func cancelInsideHandler() {
+    let notifier = Notifier()
+    let object = ForeignObject()
+    let watcher = Watcher()
+    let handle = Box<KeyValueObservation>()
+    let context = notifier.registrations.makeContext()
+    let relay = TypedRelayedObservedSentinel<Watcher, ForeignObject, String>.register(
+      observer: watcher,
+      observerRegistry: watcher.observationRegistry,
+      object: object,
+      objectRegistry: object.registry,
+      handler: { watcher, _, payload in
+        watcher.record(payload)
+        handle.value?.cancel()
+      },
+      detachFromLiveObject: { _ in }
+    )
+    notifier.registrations.setEntry(relay, for: context)
+    handle.value = relay.observation
+    _ = consume relay
+
+    notifier.notify(context, "first")
+    notifier.notify(context, "second")
+
+    #expect(watcher.log == ["first"])
+  }
+
+  @Test("Both sides deallocated at once on two threads: one teardown, everything freed")
+  func bothSidesAtOnce() {
+    for _ in 0..<200 {
+      let tracker = LifetimeTracker()
+      let notifier = Notifier()
+      let object = Handoff(ForeignObject(tracker: tracker))
+      let watcher = Handoff(Watcher(tracker: tracker))
+      let (observation, context) = notifier.register(watcher.object!, for: object.object!)
+
+      runSimultaneously([{ object.release() }, { watcher.release() }])
+
+      #expect(tracker.liveCount == 0)
+      #expect(observation.isCancelled)
+      #expect(notifier.detachments.value <= 1)
+      #expect(notifier.registrations.entry(for: context) == nil)
+    }
+  }
+
+  @Test("An @Observed set of the observed object never triggers a relayed registration")
+  func observedSetsDoNotTrigger() {
+    let notifier = Notifier()
+    let person = Person()
+    let watcher = Watcher()
+    let context = notifier.registrations.makeContext()
+    let relay = TypedRelayedObservedSentinel<Watcher, Person, String>.register(
+      observer: watcher,
+      observerRegistry: watcher.observationRegistry,
+      object: person,
+      objectRegistry: person.observationRegistry,
+      handler: { watcher, _, payload in watcher.record(payload) },
+      detachFromLiveObject: { _ in }
+    )
+    notifier.registrations.setEntry(relay, for: context)
+    _ = consume relay
+
+    person.name = "Bob"
+
+    #expect(watcher.log.isEmpty)
+    #expect(person.observationRegistry.observerCount == 1)
+  }
+}
