@@ -63,6 +63,11 @@ final class TypedObservedSentinel<Observer: AnyObject, Object: AnyObject, Value>
   /// Weak: notification must never reach an observer that is being deallocated, possibly on
   /// another thread; a weak load answers `nil` from the moment its `deinit` begins.
   private weak var observer: Observer?
+  /// Weak for the same reason: a set made inside the observed object's own `deinit`, or a
+  /// registration made there with `.initial`, must not hand the dying object to a handler, which
+  /// could keep it past its deallocation. The object's registry, and with it this registration,
+  /// outlives the object's `deinit` body, so the registration alone cannot tell.
+  private weak var observedObject: Object?
   private let keyPath: KeyPath<Object, Value>
   private let handler: (Observer, Object, KeyValueChange<Value>) -> Void
 
@@ -70,12 +75,14 @@ final class TypedObservedSentinel<Observer: AnyObject, Object: AnyObject, Value>
     registry: ObservationRegistry,
     observation: KeyValueObservation,
     observer: Observer,
+    object: Object,
     keyPath: KeyPath<Object, Value>,
     options: ObservationOptions,
     triggers: [AnyKeyPath],
     handler: @escaping (Observer, Object, KeyValueChange<Value>) -> Void
   ) {
     self.observer = observer
+    self.observedObject = object
     self.keyPath = keyPath
     self.handler = handler
     super.init(registry: registry, observation: observation, options: options, triggers: triggers)
@@ -107,8 +114,9 @@ final class TypedObservedSentinel<Observer: AnyObject, Object: AnyObject, Value>
 
   private func deliver(_ change: KeyValueChange<Value>, object: Object) {
     // Checked per call, not per snapshot: an earlier handler in the same change may have
-    // cancelled this registration, and nothing may be delivered after cancel() returns.
-    guard observation.isActive, let observer else { return }
+    // cancelled this registration, and nothing may be delivered after cancel() returns. Neither
+    // side may have begun deallocating: both weak loads answer `nil` from then on.
+    guard observation.isActive, let observer, observedObject != nil else { return }
     handler(observer, object, change)
   }
 }

@@ -43,6 +43,7 @@ extension KeyValueObservable {
       registry: object.observationRegistry,
       observation: observation,
       observer: self,
+      object: object,
       keyPath: keyPath,
       options: options,
       triggers: triggers,
