@@ -112,8 +112,9 @@ struct ConcurrentStressTests {
     if Self.rounds != 300 || Self.threads != 4 {
       let deliveries = allLedgers.map(\.deliveries).reduce(0, +)
       print(
-        "stress: \(threads) threads x \(rounds) rounds, \(threads * rounds * 5) mutations, "
-          + "\(threads * rounds * 2) transient registrations, \(deliveries) deliveries, "
+        "stress: \(threads) threads x \(rounds) rounds, \(threads * rounds * 3) mutations, "
+          + "\(threads * rounds * 2) transient registrations and cancellations attempted, "
+          + "\(threads * rounds) observers freed across threads, \(deliveries) deliveries, "
           + "late \(allLedgers.map(\.late).reduce(0, +)), "
           + "duplicated \(allLedgers.map(\.duplicated).reduce(0, +))")
     }

@@ -46,7 +46,7 @@ struct ReentrancyOrderingTests {
   }
 
   @Test(
-    "A handler that cancels the registration it is delivering while another thread mutates: nothing is delivered for a mutation begun after cancel() returned"
+    "A handler that cancels the registration it is delivering while another thread mutates: nothing is delivered after cancel() returned on the same thread, nor for a mutation begun after it returned"
   )
   func cancelInsideHandlerWhileAnotherThreadMutates() {
     let clock = LogicalClock()

@@ -58,11 +58,13 @@ enum MutationContext {
 /// One registration made during a stress test, and what its handler saw.
 ///
 /// A delivery is *late* when the mutation that caused it began after `cancel()` had returned
-/// (both stamped on one ``LogicalClock``); a delivery is *duplicated* when one mutation reaches
-/// the same registration twice with the same `isPrior`.
+/// (both stamped on one ``LogicalClock``), or when it is made on a thread after `cancel()`
+/// returned on that same thread; a delivery is *duplicated* when one mutation reaches the same
+/// registration twice with the same `isPrior`.
 final class DeliveryLedger: @unchecked Sendable {  // mutable state guarded by `lock`
   private let lock = NSLock()
   private var cancelledAt: Int?
+  private var cancellingThreads: Set<pthread_t> = []
   private var seen: Set<[Int]> = []
   private var storedDeliveries = 0
   private var storedLate = 0
@@ -79,7 +81,9 @@ final class DeliveryLedger: @unchecked Sendable {  // mutable state guarded by `
     let startedAt = MutationContext.startedAt
     lock.withLock {
       storedDeliveries += 1
-      if let cancelledAt, startedAt > cancelledAt { storedLate += 1 }
+      if let cancelledAt, startedAt > cancelledAt || cancellingThreads.contains(pthread_self()) {
+        storedLate += 1
+      }
       if !seen.insert([startedAt, isPrior ? 1 : 0]).inserted { storedDuplicated += 1 }
       if observerIsDeallocating { storedToDeallocating += 1 }
     }
@@ -89,6 +93,9 @@ final class DeliveryLedger: @unchecked Sendable {  // mutable state guarded by `
   func cancel(_ handle: KeyValueObservation, clock: LogicalClock) {
     handle.cancel()
     let now = clock.tick()
-    lock.withLock { cancelledAt = min(cancelledAt ?? now, now) }
+    lock.withLock {
+      cancelledAt = min(cancelledAt ?? now, now)
+      cancellingThreads.insert(pthread_self())
+    }
   }
 }
