@@ -13,8 +13,11 @@ final class TypedObservedSentinel<Observer: AnyObject, Object: KeyValueObservabl
   /// another thread; a weak load answers `nil` from the moment its `deinit` begins.
   private weak var observer: Observer?
 
-  /// The observed object, for changes relayed from other objects. Set only for registrations
-  /// that rediscover their dependencies; weak, as the observation never retains either side.
+  /// The observed object. Weak for the same reason as `observer`: a set made inside the observed
+  /// object's own `deinit`, or a registration made there with `.initial`, must not hand the dying
+  /// object to a handler, which could keep it past its deallocation; the object's registry, and
+  /// with it this registration, outlives the object's `deinit` body, so the registration alone
+  /// cannot tell. Also the root from which relayed changes re-read the key path.
   private weak var root: Object?
 
   private let keyPath: KeyPath<Object, Value>
@@ -50,7 +53,7 @@ final class TypedObservedSentinel<Observer: AnyObject, Object: KeyValueObservabl
       primaryKeyPath: keyPath,
       extraTriggers: Array(dependencies.rootTriggers.dropFirst())
     )
-    if rediscovers { self.root = root }
+    self.root = root
   }
 
   deinit {
@@ -70,13 +73,13 @@ final class TypedObservedSentinel<Observer: AnyObject, Object: KeyValueObservabl
   /// Delivers the registration-time call requested with `.initial`.
   /// Delivers the registration-time call requested with `.initial`: synchronously, inside
   /// `autoObserve`, unless the handler must run on a queue the caller is not on.
-  func deliverInitial(currentValue: Value, object: Object) {
+  func deliverInitial(currentValue: Value) {
     let newValue = options.contains(.new) ? currentValue : nil
     let change = KeyValueChange(kind: .setting, newValue: newValue)
     if delivery.isCurrent {
-      deliverNow(change, object: object)
+      deliverNow(change)
     } else {
-      deliver(change, object: object)
+      deliver(change)
     }
   }
 
@@ -107,7 +110,7 @@ final class TypedObservedSentinel<Observer: AnyObject, Object: KeyValueObservabl
     // evaluates differently, typically to nil. Its old value cannot be read any more.
     guard let root else { return }
     if options.contains(.prior) {
-      deliver(KeyValueChange(kind: .setting, isPrior: true), object: root)
+      deliver(KeyValueChange(kind: .setting, isPrior: true))
     }
     didChange(root: root, collection: nil, token: nil)
   }
@@ -134,7 +137,7 @@ final class TypedObservedSentinel<Observer: AnyObject, Object: KeyValueObservabl
         indexes: collection?.indexes,
         isPrior: true
       )
-      deliver(prior, object: root)
+      deliver(prior)
     }
     return oldValue.map { $0 as Any }
   }
@@ -157,20 +160,21 @@ final class TypedObservedSentinel<Observer: AnyObject, Object: KeyValueObservabl
       newValue: options.contains(.new) ? newValue : nil,
       indexes: collection?.indexes
     )
-    deliver(change, object: root)
+    deliver(change)
   }
 
-  private func deliver(_ change: KeyValueChange<Value>, object: Object) {
+  private func deliver(_ change: KeyValueChange<Value>) {
     guard case .synchronous = delivery else {
-      return delivery.run { self.deliverNow(change, object: object) }
+      return delivery.run { self.deliverNow(change) }
     }
-    deliverNow(change, object: object)
+    deliverNow(change)
   }
 
-  private func deliverNow(_ change: KeyValueChange<Value>, object: Object) {
+  private func deliverNow(_ change: KeyValueChange<Value>) {
     // Checked per call, not per snapshot: an earlier handler in the same change may have
-    // cancelled this registration, and nothing may be delivered after cancel() returns.
-    guard observation.isActive, let observer else { return }
+    // cancelled this registration, and nothing may be delivered after cancel() returns. Neither
+    // side may have begun deallocating: both weak loads answer `nil` from then on.
+    guard observation.isActive, let observer, let object = root else { return }
     handler(observer, object, change)
   }
 

@@ -149,7 +149,7 @@ extension KeyValueObservable {
     observedSentinel.installRelays(for: dependencies)
 
     if options.contains(.initial) {
-      observedSentinel.deliverInitial(currentValue: currentValue, object: object)
+      observedSentinel.deliverInitial(currentValue: currentValue)
     }
     return observation
   }

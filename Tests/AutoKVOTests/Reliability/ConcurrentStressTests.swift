@@ -1,0 +1,298 @@
+import Dispatch
+import Foundation
+import Testing
+
+@testable import AutoKVO
+
+@Suite("Concurrent stress: many threads at once lose, duplicate and delay no notification")
+struct ConcurrentStressTests {
+  /// Threads and rounds per thread; raise them with `AUTOKVO_STRESS_THREADS` and
+  /// `AUTOKVO_STRESS_ROUNDS` for long local runs.
+  static let threads = environmentCount("AUTOKVO_STRESS_THREADS", default: 4)
+  static let rounds = environmentCount("AUTOKVO_STRESS_ROUNDS", default: 300)
+
+  @Test(
+    "Threads mutating, registering, cancelling and deallocating at once: steady registrations get every notification exactly once, none arrives late or to a dying observer"
+  )
+  func everythingAtOnce() {
+    let threads = Self.threads
+    let rounds = Self.rounds
+    let clock = LogicalClock()
+    let observerTracker = LifetimeTracker()
+    let handlerTracker = LifetimeTracker()
+    let counters = (0..<4).map { _ in SharedCounter() }
+    let subjects = (0..<threads).map { _ in SingleWriterSubject() }
+    let mailbox = Mailbox()
+
+    // Steady registrations, made before the threads start and kept to the end: each must see
+    // every mutation of its object exactly once (twice with `.prior`).
+    var steadyObserver: StressObserver? = StressObserver(tracker: observerTracker)
+    let steadyOptions: [ObservationOptions] = [[], [.prior], [.old, .new], [.prior, .new]]
+    let steadyCounterLedgers = zip(counters, steadyOptions).map { counter, options in
+      let ledger = DeliveryLedger()
+      steadyObserver!.autoObserve(counter, keyPath: \.count, options: options) { observer, _, c in
+        ledger.delivered(isPrior: c.isPrior, observerIsDeallocating: observer.deinitFlag.isRaised)
+      }
+      return ledger
+    }
+    let steadySubjectLedgers = subjects.map { subject in
+      let ledger = DeliveryLedger()
+      steadyObserver!.autoObserve(subject, keyPath: \.level, options: .new) { observer, _, c in
+        ledger.delivered(isPrior: c.isPrior, observerIsDeallocating: observer.deinitFlag.isRaised)
+      }
+      return ledger
+    }
+
+    let increments = (0..<counters.count).map { _ in Counter() }
+    DispatchQueue.concurrentPerform(iterations: threads) { thread in
+      var random = SeededRandom(seed: UInt64(thread) + 1)
+      let subject = subjects[thread]
+      for round in 0..<rounds {
+        let target = Int.random(in: 0..<counters.count, using: &random)
+        MutationContext.mutate(on: clock) { counters[target].increment() }
+        increments[target].increment()
+        MutationContext.mutate(on: clock) { subject.level = round }
+
+        // A transient observer, registered on a shared counter (racing other threads' sets)
+        // and on this thread's subject, then handed to another thread to cancel or free.
+        let observer = StressObserver(tracker: observerTracker)
+        for keyPathChoice in 0..<2 {
+          let ledger = DeliveryLedger()
+          let token = Token(handlerTracker)
+          let options = ObservationOptions.allCombinations.randomElement(using: &random)!
+          let handler = { (observer: StressObserver, change: KeyValueChange<Int>) in
+            withExtendedLifetime(token) {}
+            ledger.delivered(
+              isPrior: change.isPrior, observerIsDeallocating: observer.deinitFlag.isRaised)
+          }
+          let handle =
+            keyPathChoice == 0
+            ? observer.autoObserve(
+              counters[Int.random(in: 0..<counters.count, using: &random)], keyPath: \.count,
+              options: options
+            ) { observer, _, change in handler(observer, change) }
+            : observer.autoObserve(subject, keyPath: \.level, options: options) {
+              observer, _, change in handler(observer, change)
+            }
+          mailbox.post(Mailbox.Letter(handle: handle, ledger: ledger))
+        }
+        mailbox.post(observer)
+
+        // Cancel a registration another thread made, and free an observer another thread made.
+        if let letter = mailbox.takeLetter(using: &random) {
+          letter.ledger.cancel(letter.handle, clock: clock)
+        }
+        let released = mailbox.takeObserver(using: &random)
+        withExtendedLifetime(released) {}
+        MutationContext.mutate(on: clock) { subject.level = -round }
+      }
+    }
+
+    let transientLedgers = mailbox.drain()
+    for (index, counter) in counters.enumerated() {
+      let expected = increments[index].value * (steadyOptions[index].contains(.prior) ? 2 : 1)
+      #expect(steadyCounterLedgers[index].deliveries == expected)
+      #expect(counter.observationRegistry.observerCount == 1)
+    }
+    for ledger in steadySubjectLedgers {
+      #expect(ledger.deliveries == rounds * 2)
+    }
+    let allLedgers = steadyCounterLedgers + steadySubjectLedgers + transientLedgers
+    #expect(allLedgers.map(\.late).reduce(0, +) == 0)
+    #expect(allLedgers.map(\.duplicated).reduce(0, +) == 0)
+    #expect(allLedgers.map(\.toDeallocatingObserver).reduce(0, +) == 0)
+    #expect(steadyObserver!.observationRegistry.observingCount == counters.count + threads)
+
+    steadyObserver = nil
+    #expect(observerTracker.liveCount == 0)
+    #expect(observerTracker.createdCount == 1 + threads * rounds)
+    #expect(handlerTracker.liveCount == 0, "every handler, so every observed-side sentinel, freed")
+    #expect(counters.allSatisfy { $0.observationRegistry.observerCount == 0 })
+    #expect(subjects.allSatisfy { $0.observationRegistry.observerCount == 0 })
+    if Self.rounds != 300 || Self.threads != 4 {
+      let deliveries = allLedgers.map(\.deliveries).reduce(0, +)
+      print(
+        "stress: \(threads) threads x \(rounds) rounds, \(threads * rounds * 3) mutations, "
+          + "\(threads * rounds * 2) transient registrations and cancellations attempted, "
+          + "\(threads * rounds) observers freed across threads, \(deliveries) deliveries, "
+          + "late \(allLedgers.map(\.late).reduce(0, +)), "
+          + "duplicated \(allLedgers.map(\.duplicated).reduce(0, +))")
+    }
+  }
+
+  @Test(
+    "Both sides of many registrations deallocated at the same moment on two threads, while a third thread mutates: everything is freed, each registration ends once"
+  )
+  func bothSidesDeallocatedWhileMutating() {
+    let tracker = LifetimeTracker()
+    let handlerTracker = LifetimeTracker()
+    let observerTracker = LifetimeTracker()
+    let clock = LogicalClock()
+    var weakHandles: [WeakObservation] = []
+    for _ in 0..<Self.rounds {
+      let person = Handoff(Person(tracker: tracker))
+      let observer = Handoff(StressObserver(tracker: observerTracker))
+      let mutatorsPerson = Handoff(person.object!)
+      var ledgers: [DeliveryLedger] = []
+      for options in [ObservationOptions.new, [.prior, .old]] {
+        let ledger = DeliveryLedger()
+        ledgers.append(ledger)
+        let token = Token(handlerTracker)
+        let handle = observer.object!.autoObserve(
+          person.object!, keyPath: \.age, options: options
+        ) { observer, _, change in
+          withExtendedLifetime(token) {}
+          ledger.delivered(
+            isPrior: change.isPrior, observerIsDeallocating: observer.deinitFlag.isRaised)
+        }
+        weakHandles.append(WeakObservation(handle))
+      }
+      // And the reverse direction, so that each object is observer and observed at once.
+      let token = Token(handlerTracker)
+      weakHandles.append(
+        WeakObservation(
+          person.object!.autoObserve(observer.object!, keyPath: \.observationRegistry) {
+            _, _, _ in withExtendedLifetime(token) {}
+          }))
+      runSimultaneously([
+        person.release,
+        observer.release,
+        {
+          for age in 0..<3 {
+            MutationContext.mutate(on: clock) { mutatorsPerson.object!.age = age }
+          }
+          mutatorsPerson.release()
+        },
+      ])
+      #expect(ledgers.map(\.duplicated) == [0, 0])
+      #expect(ledgers.map(\.toDeallocatingObserver) == [0, 0])
+    }
+    #expect(tracker.liveCount == 0)
+    #expect(observerTracker.liveCount == 0)
+    #expect(handlerTracker.liveCount == 0)
+    #expect(weakHandles.filter { $0.handle != nil }.count == 0, "both sentinels of each freed")
+  }
+
+  @Test(
+    "A handler running on one thread while its observer's last outside reference is dropped on another: the observer stays alive until the handler returns, then the registration ends"
+  )
+  func handlerOutlivesObserverRelease() {
+    let observerTracker = LifetimeTracker()
+    let subject = SharedCounter()
+    let observer = Handoff(StressObserver(tracker: observerTracker))
+    let inHandler = DispatchSemaphore(value: 0)
+    let released = DispatchSemaphore(value: 0)
+    let seenDuringHandler = Box<(deinitBegan: Bool, live: Int)>()
+    let calls = Counter()
+    let handle = observer.object!.autoObserve(subject, keyPath: \.count) { observer, _, _ in
+      calls.increment()
+      inHandler.signal()
+      released.wait()
+      seenDuringHandler.value = (observer.deinitFlag.isRaised, observerTracker.liveCount)
+    }
+    runSimultaneously([
+      { subject.increment() },
+      {
+        inHandler.wait()
+        observer.release()
+        released.signal()
+      },
+    ])
+    #expect(seenDuringHandler.value?.deinitBegan == false)
+    #expect(seenDuringHandler.value?.live == 1)
+    #expect(observerTracker.liveCount == 0, "freed on the mutating thread as the handler returned")
+    #expect(handle.endReason == .observerDeallocated)
+    #expect(subject.observationRegistry.observerCount == 0)
+    subject.increment()
+    #expect(calls.value == 1)
+  }
+
+  @Test(
+    "Observers deallocated on other threads while their handlers run: no handler ever sees its observer deallocating"
+  )
+  func observersDeallocatedDuringDelivery() {
+    let observerTracker = LifetimeTracker()
+    let clock = LogicalClock()
+    let subject = SharedCounter()
+    var ledgers: [DeliveryLedger] = []
+    for _ in 0..<Self.rounds {
+      let observers = (0..<4).map { _ in Handoff(StressObserver(tracker: observerTracker)) }
+      for observer in observers {
+        let ledger = DeliveryLedger()
+        ledgers.append(ledger)
+        observer.object!.autoObserve(subject, keyPath: \.count, options: [.prior]) {
+          observer, _, change in
+          ledger.delivered(
+            isPrior: change.isPrior, observerIsDeallocating: observer.deinitFlag.isRaised)
+        }
+      }
+      runSimultaneously(
+        [{ for _ in 0..<4 { MutationContext.mutate(on: clock) { subject.increment() } } }]
+          + observers.map { $0.release })
+    }
+    #expect(ledgers.map(\.toDeallocatingObserver).reduce(0, +) == 0)
+    #expect(ledgers.map(\.duplicated).reduce(0, +) == 0)
+    #expect(observerTracker.liveCount == 0)
+    #expect(subject.observationRegistry.observerCount == 0)
+  }
+}
+
+/// Where stress threads leave registrations and observers for other threads to cancel and free.
+private final class Mailbox: @unchecked Sendable {  // mutable state guarded by `lock`
+  struct Letter {
+    let handle: KeyValueObservation
+    let ledger: DeliveryLedger
+  }
+
+  private let lock = NSLock()
+  private var letters: [Letter] = []
+  private var observers: [StressObserver] = []
+  private var ledgers: [DeliveryLedger] = []
+
+  func post(_ letter: Letter) {
+    lock.withLock {
+      letters.append(letter)
+      ledgers.append(letter.ledger)
+    }
+  }
+
+  func post(_ observer: StressObserver) {
+    lock.withLock { observers.append(observer) }
+  }
+
+  func takeLetter(using random: inout SeededRandom) -> Letter? {
+    let pick = Int(random.next() >> 1)
+    return lock.withLock { letters.isEmpty ? nil : letters.remove(at: pick % letters.count) }
+  }
+
+  /// Removes an observer and returns it, so that the caller drops it outside the lock.
+  func takeObserver(using random: inout SeededRandom) -> StressObserver? {
+    let pick = Int(random.next() >> 1)
+    return lock.withLock {
+      observers.isEmpty ? nil : observers.remove(at: pick % observers.count)
+    }
+  }
+
+  /// Drops everything still posted, outside the lock, and returns every ledger ever posted.
+  func drain() -> [DeliveryLedger] {
+    let (remainingLetters, remainingObservers, allLedgers) = lock.withLock {
+      defer {
+        letters = []
+        observers = []
+      }
+      return (letters, observers, ledgers)
+    }
+    withExtendedLifetime((remainingLetters, remainingObservers)) {}
+    return allLedgers
+  }
+}
+
+/// A weak reference to a handle: it reads `nil` once both sentinels, which retain the handle,
+/// are freed.
+struct WeakObservation {
+  weak var handle: KeyValueObservation?
+
+  init(_ handle: KeyValueObservation) {
+    self.handle = handle
+  }
+}
