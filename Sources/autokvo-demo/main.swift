@@ -104,4 +104,17 @@ errands.insert("bread", at: 0)
 errands.replace(at: 1, with: "oat milk")
 errands.remove(at: 0)
 
+print("\n7. An async sequence: every change, in order, finishing when the object goes.")
+if #available(macOS 10.15, iOS 13.0, tvOS 13.0, watchOS 6.0, *) {
+  var dee: Person? = Person(name: "Dee")
+  let ages = dee!.changes(for: \.age, options: [.old, .new])
+  dee!.age = 31
+  dee!.age = 32
+  dee = nil
+  for await change in ages {
+    print("  age \(change.oldValue!) -> \(change.newValue!)")
+  }
+  print("  (the loop ended by itself: the person is gone)")
+}
+
 print("\nNo teardown code was written anywhere in this program.")
