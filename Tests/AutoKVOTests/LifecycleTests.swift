@@ -255,11 +255,3 @@ struct ExactlyOnceTests {
     #expect(watcher.observationRegistry.observingCount == 0)
   }
 }
-
-/// A thread-safe call counter.
-final class Counter: @unchecked Sendable {  // `count` is guarded by `lock`
-  private let lock = NSLock()
-  private var count = 0
-  var value: Int { lock.withLock { count } }
-  func increment() { lock.withLock { count += 1 } }
-}

@@ -113,8 +113,3 @@ struct ReentrancyTests {
     #expect(person.observationRegistry.observingCount == 3)
   }
 }
-
-/// A mutable reference slot for tests that need to reach something created later.
-final class Box<Value>: @unchecked Sendable {  // single-threaded test use
-  var value: Value?
-}
