@@ -28,8 +28,8 @@ func median(_ values: [Double]) -> Double {
   return sorted.count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
 }
 
-/// Bytes the C heap has handed out and not taken back (glibc's `mallinfo2().uordblks`), chunk
-/// headers and rounding included: what the process really pays.
+/// Bytes the C heap has handed out and not taken back (glibc's `mallinfo2()`), chunk headers and
+/// rounding included: what the process really pays.
 func heapBytesInUse() -> Int? {
   let bytes = cheap_statistics_bytes_in_use()
   return bytes < 0 ? nil : Int(bytes)
@@ -112,7 +112,11 @@ print("# AutoKVO benchmark report\n")
 print("All medians in one process, one run. Ratios are against the hand-written baseline of the")
 print(
   "same scenario. Machine: \(ProcessInfo.processInfo.activeProcessorCount) cores, ", terminator: "")
-print("\(ProcessInfo.processInfo.operatingSystemVersionString).\n")
+print(
+  "\(ProcessInfo.processInfo.operatingSystemVersionString), load average at start ", terminator: "")
+print(
+  (try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8))?.split(separator: " ").prefix(3)
+    .joined(separator: " ") ?? "unknown", terminator: ".\n\n")
 
 let workloads = allWorkloads()
 var medians: [String: Double] = [:]
@@ -162,6 +166,21 @@ for probe in allRegistrationProbes() {
     ]))
 }
 
+do {
+  // The same registrations made on one object: the registries' arrays are shared, so this is
+  // what a registration costs in itself.
+  let count = 10_000
+  let model = AutoKVOSystem.Model()
+  let observers = (0..<count).map { _ in AutoKVOSystem.Observer() }
+  if let before = heapBytesInUse() {
+    for observer in observers { AutoKVOSystem.observe(model, by: observer) }
+    let perRegistration = Double(heapBytesInUse()! - before) / Double(count)
+    withExtendedLifetime((model, observers)) {}
+    print(
+      row(["AutoKVO, 10,000 observers of one object", String(format: "%.0f", perRegistration), ""]))
+  }
+}
+
 // MARK: Growth
 
 print("\n## AutoKVO with N live registrations across N observer/object pairs\n")
@@ -175,17 +194,29 @@ let sweptScenarios: [String] = [
 print(row(["N live"] + sweptScenarios + ["bytes per registration"]))
 print(row(["---:"] + sweptScenarios.map { _ in "---:" } + ["---:"]))
 let autoKVOProbe = allRegistrationProbes().first { $0.system == .autoKVO }!
+var sweptMedians: [[Double]] = []
 for count in sweep {
   let subjects = autoKVOProbe.makeSubjects(count)
   let before = heapBytesInUse() ?? 0
   let registrations = autoKVOProbe.register(subjects)
   let bytes = Double((heapBytesInUse() ?? 0) - before) / Double(count)
-  let cells = sweptScenarios.map { identifier in
-    format(nanoseconds: medianNanoseconds(of: workloads.first { $0.identifier == identifier }!))
+  let values = sweptScenarios.map { identifier in
+    medianNanoseconds(of: workloads.first { $0.identifier == identifier }!)
   }
+  sweptMedians.append(values + [bytes])
   withExtendedLifetime(registrations) {}
-  print(row(["\(count)"] + cells + [String(format: "%.0f", bytes)]))
+  print(
+    row(["\(count)"] + values.map { format(nanoseconds: $0) } + [String(format: "%.0f", bytes)]))
 }
+// The N = 1 row runs first and absorbs warm-up effects, so the spread is taken from N = 10 on.
+let spreads = (0..<sweptScenarios.count + 1).map { column in
+  let values = sweptMedians.dropFirst().map { $0[column] }
+  return values.max()! / values.min()!
+}
+print(
+  row(
+    ["max ÷ min, N ≥ 10"] + spreads.map { String(format: "%.2f", $0) + ($0 < 2 ? " (flat)" : "") }
+  ))
 
 print("\n## Deallocating an object watched by N observers (median per deallocation)\n")
 print("A system whose single run exceeds 2 s is not measured at larger N.\n")

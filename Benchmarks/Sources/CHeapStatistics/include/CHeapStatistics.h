@@ -5,7 +5,8 @@
 
 #include <stddef.h>
 
-/// Bytes in allocated heap chunks (glibc `mallinfo2().uordblks`), or -1 where unavailable.
+/// Bytes in allocated heap chunks and mmapped blocks (glibc `mallinfo2()`, `uordblks + hblkhd`),
+/// or -1 where unavailable.
 long long cheap_statistics_bytes_in_use(void);
 
 #endif
