@@ -89,9 +89,9 @@ if let flag = arguments.firstIndex(of: "--profile"), flag + 1 < arguments.count 
   let iterations =
     arguments.firstIndex(of: "--iterations").flatMap { Int(arguments[$0 + 1]) } ?? 100_000
   guard let workload = allWorkloads().first(where: { $0.identifier == identifier }) else {
-    print("unknown workload \(identifier); known: ")
+    if identifier != "list" { print("unknown workload \(identifier); known:") }
     for workload in allWorkloads() { print("  \(workload.identifier)") }
-    exit(2)
+    exit(identifier == "list" ? 0 : 2)
   }
   switch workload.body {
   case .repeated(let setUp):
