@@ -11,7 +11,8 @@
 /// }
 /// ```
 ///
-/// A set on an object nobody observes costs one extra load and branch.
+/// A set on an object nobody observes skips all notification work after one load and branch;
+/// Docs/Performance.md measures what it and every other access cost.
 @propertyWrapper
 public struct Observed<Value> {
   @usableFromInline
@@ -34,16 +35,25 @@ public struct Observed<Value> {
   }
 
   /// Reads and writes the property through its enclosing object, notifying on writes.
+  ///
+  /// Always inlined into the property's accessors, where both key paths are literals, so that the
+  /// optimizer turns `object[keyPath: storageKeyPath]` into a direct field access, also inside the
+  /// change closure. Left as a call (the subscript is too large for the inliner's default
+  /// threshold), every access applied its key paths through the runtime: about 1,800
+  /// instructions for a set on an unobserved object instead of about 360 (Docs/Performance.md).
+  /// The two key paths are still instantiated on every access; only a macro could avoid that.
   @inlinable
   public static subscript<EnclosingSelf: KeyValueObservable>(
     _enclosingInstance object: EnclosingSelf,
     wrapped wrappedKeyPath: ReferenceWritableKeyPath<EnclosingSelf, Value>,
     storage storageKeyPath: ReferenceWritableKeyPath<EnclosingSelf, Observed<Value>>
   ) -> Value {
+    @inline(__always)
     get {
       DependencyRecorder.noteAccess(object: object, keyPath: wrappedKeyPath)
       return object[keyPath: storageKeyPath].storedValue
     }
+    @inline(__always)
     set {
       // The replaced value is swapped out and released when this setter returns, outside the
       // write access to the storage and after observers were notified: its deinit may read this
