@@ -6,6 +6,9 @@ import Foundation
 /// ```swift
 /// if let name = change.newValue(as: String.self) { … }
 /// ```
+///
+/// `AnyKeyValueChange` is not `Sendable`: it holds its values as `Any`, which may be anything.
+/// Use the typed ``KeyValueChange`` when a change must cross to another thread or actor.
 public struct AnyKeyValueChange {
   /// The kind of mutation.
   public var kind: ChangeKind

@@ -22,6 +22,9 @@
 ///
 /// The registration ends by itself, exactly once, when the observer or the observed object is
 /// deallocated, like every AutoKVO registration.
+///
+/// Like ``KeyValueObservable``, it does not require `Sendable`; the callback runs on the thread
+/// that mutates the observed object.
 public protocol KeyValueObserving: KeyValueObservable {
   /// Receives a change of `keyPath` of `object`, registered with `context`.
   ///
@@ -43,9 +46,9 @@ extension KeyValueObserving {
   /// ``observeValue(forKeyPath:of:change:context:)``, until this observer or `object` is
   /// deallocated — the one-call replacement for KVO's `addObserver(_:forKeyPath:options:context:)`.
   ///
-  /// Everything ``KeyValueObservable/autoObserve(_:keyPath:options:changeHandler:)`` promises
-  /// holds: no retain of either side, exactly-once teardown, no delivery to a deallocated
-  /// observer.
+  /// Everything the closure form of `autoObserve` promises holds: no retain of either side,
+  /// exactly-once teardown, no delivery to a deallocated observer. The callback runs
+  /// synchronously on the thread that mutates `object`, on every platform.
   ///
   /// - Parameters:
   ///   - object: The object to observe. It is not retained.

@@ -13,6 +13,9 @@ import Foundation
 ///
 /// The proxy retains its object. Each mutation reads and writes the whole array through the
 /// property, so it costs a copy of the array when the property is `@Observed`.
+///
+/// `MutableArrayProxy` is not `Sendable`: it holds its object, which need not be. Make one where
+/// you mutate, rather than passing it around.
 public struct MutableArrayProxy<Object: KeyValueObservable, Element> {
   private let object: Object
   private let keyPath: ReferenceWritableKeyPath<Object, [Element]>

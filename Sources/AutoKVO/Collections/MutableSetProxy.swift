@@ -7,6 +7,9 @@
 ///
 /// The proxy retains its object. Each mutation reads and writes the whole set through the
 /// property, so it costs a copy of the set when the property is `@Observed`.
+///
+/// `MutableSetProxy` is not `Sendable`: it holds its object, which need not be. Make one where
+/// you mutate, rather than passing it around.
 public struct MutableSetProxy<Object: KeyValueObservable, Element: Hashable> {
   private let object: Object
   private let keyPath: ReferenceWritableKeyPath<Object, Set<Element>>

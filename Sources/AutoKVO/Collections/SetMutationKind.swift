@@ -9,6 +9,8 @@
 /// | ``minus`` | ``ChangeKind/removal`` | the members removed | — |
 /// | ``intersect`` | ``ChangeKind/removal`` | the members removed | — |
 /// | ``set`` | ``ChangeKind/replacement`` | the members removed | the members added |
+///
+/// `SetMutationKind` is `Sendable`.
 public enum SetMutationKind: Sendable, Hashable {
   /// The given members are added (`formUnion`).
   case union

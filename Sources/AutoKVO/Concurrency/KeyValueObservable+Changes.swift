@@ -58,9 +58,11 @@ extension KeyValueObservable {
 /// the iteration ends (a `break`, or the iterator is dropped), or the sequence is dropped without
 /// ever being iterated.
 ///
-/// The sequence is `Sendable` (its elements are, as `Value` must be); it supports one consumer.
+/// `KeyValueChanges` is `Sendable` (its elements are, as `Value` must be), so it may be handed
+/// to another task; it supports one consumer.
 @available(macOS 10.15, iOS 13.0, tvOS 13.0, watchOS 6.0, *)
 public struct KeyValueChanges<Value: Sendable>: AsyncSequence, Sendable {
+  /// Each element is one change, as a handler would receive it.
   public typealias Element = KeyValueChange<Value>
 
   private let stream: AsyncStream<KeyValueChange<Value>>
@@ -79,6 +81,8 @@ public struct KeyValueChanges<Value: Sendable>: AsyncSequence, Sendable {
   }
 
   /// Delivers the changes; dropping it ends the registration.
+  ///
+  /// Not `Sendable`, as iterators are not: iterate in the task that made it.
   public struct Iterator: AsyncIteratorProtocol {
     private var base: AsyncStream<KeyValueChange<Value>>.Iterator
     // Keeps the registration alive while iterating, even after the sequence itself is dropped

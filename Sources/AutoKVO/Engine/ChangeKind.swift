@@ -1,6 +1,6 @@
 /// What kind of mutation a notification reports.
 ///
-/// The raw values match Foundation's `NSKeyValueChange`.
+/// The raw values match Foundation's `NSKeyValueChange`. `ChangeKind` is `Sendable`.
 public enum ChangeKind: UInt, Sendable, Hashable {
   /// The whole value was set (or, for `.initial`, read).
   case setting = 1

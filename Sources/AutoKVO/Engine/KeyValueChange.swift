@@ -7,6 +7,8 @@ import Foundation
 ///     print("age \(change.oldValue!) -> \(change.newValue!)")
 /// }
 /// ```
+///
+/// `KeyValueChange` is `Sendable` when its `Value` is, and `Equatable` when its `Value` is.
 public struct KeyValueChange<Value> {
   /// The kind of mutation.
   public var kind: ChangeKind

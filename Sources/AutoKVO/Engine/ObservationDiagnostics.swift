@@ -2,8 +2,11 @@ import Foundation
 
 /// A report of a misuse AutoKVO recovered from, such as a `didChangeValue(for:)` with no
 /// matching `willChangeValue(for:)`.
+///
+/// AutoKVO hands each one to ``ObservationDiagnostics/handler``. `ObservationDiagnostic` is
+/// `Sendable`: it holds only its kind and its message.
 public struct ObservationDiagnostic: Sendable, CustomStringConvertible {
-  /// What went wrong.
+  /// The kinds of misuse AutoKVO reports; `Sendable`.
   public enum Kind: Sendable, Hashable {
     /// `didChangeValue(for:)` was called with no matching `willChangeValue(for:)` on the thread.
     case unmatchedDidChange
@@ -21,6 +24,7 @@ public struct ObservationDiagnostic: Sendable, CustomStringConvertible {
   /// A sentence naming the type and key path involved and what AutoKVO did instead.
   public let message: String
 
+  /// The message, prefixed with `AutoKVO:`, as the default handler prints it.
   public var description: String { "AutoKVO: \(message)" }
 }
 
@@ -32,6 +36,9 @@ public struct ObservationDiagnostic: Sendable, CustomStringConvertible {
 /// ```swift
 /// ObservationDiagnostics.handler = { diagnostic in logger.warning("\(diagnostic)") }
 /// ```
+///
+/// A namespace with no instances. Its ``handler`` is `@Sendable` and may be read and replaced
+/// from any thread.
 public enum ObservationDiagnostics {
   private static let storage = LockedValue<@Sendable (ObservationDiagnostic) -> Void>(
     ObservationDiagnostics.printToStandardError

@@ -1,7 +1,8 @@
 /// What an observation delivers: which values, and whether it also fires at registration and
 /// before each change.
 ///
-/// The raw values match Foundation's `NSKeyValueObservingOptions`.
+/// The raw values match Foundation's `NSKeyValueObservingOptions`. `ObservationOptions` is
+/// `Sendable`.
 ///
 /// ```swift
 /// observer.autoObserve(person, keyPath: \.name, options: [.initial, .new]) { _, _, change in
@@ -9,6 +10,7 @@
 /// }
 /// ```
 public struct ObservationOptions: OptionSet, Sendable, Hashable {
+  /// The options as bits, with Foundation's values.
   public let rawValue: UInt
 
   /// Creates options from their raw bits.

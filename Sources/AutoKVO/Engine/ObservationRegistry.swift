@@ -15,6 +15,10 @@ import _AutoKVOShims
 /// The registry holds one sentinel per registration that observes its object and one per
 /// registration its object made as an observer. It also answers how many of each are live,
 /// the introspection KVO's `observationInfo` gave.
+///
+/// `ObservationRegistry` is `Sendable`: its state is guarded by a lock, so registrations,
+/// cancellations and notifications may reach it from any thread. It does not make its object
+/// `Sendable`; that is the object's own decision.
 public final class ObservationRegistry: @unchecked Sendable {  // `state` is guarded by `lock`
   private let lock = Lock()
 

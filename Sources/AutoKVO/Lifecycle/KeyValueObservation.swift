@@ -11,6 +11,10 @@
 /// }
 /// observation.cancel()  // optional: the registration also ends when either side is freed
 /// ```
+///
+/// `KeyValueObservation` is `Sendable`: its state is guarded by a lock, so it may be cancelled
+/// or queried from any thread or actor. It retains neither side of the registration, nor the
+/// handler.
 public final class KeyValueObservation: @unchecked Sendable {  // mutable state guarded by `lock`
   private var lock: Lock { LifecycleLocks.lock(for: self) }
 

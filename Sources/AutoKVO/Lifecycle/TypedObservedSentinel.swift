@@ -70,7 +70,6 @@ final class TypedObservedSentinel<Observer: AnyObject, Object: KeyValueObservabl
     replaceRelays(with: dependencies, root: root)
   }
 
-  /// Delivers the registration-time call requested with `.initial`.
   /// Delivers the registration-time call requested with `.initial`: synchronously, inside
   /// `autoObserve`, unless the handler must run on a queue the caller is not on.
   func deliverInitial(currentValue: Value) {

@@ -1,53 +1,46 @@
 import Dispatch
 
 extension KeyValueObservable {
-  /// Observes `keyPath` of `object` until this observer or `object` is deallocated, whichever
-  /// goes first, with no teardown code.
-  ///
-  /// The handler receives this observer, the observed object and the change; it runs
-  /// synchronously on the thread that mutates `object`, with no AutoKVO lock held, so it may
-  /// mutate, register, cancel or release anything. It is never called once either side has
-  /// begun deallocating, and it is released when the registration ends.
-  ///
-  /// ```swift
-  /// badge.autoObserve(person, keyPath: \.name, options: [.initial, .new]) { badge, person, change in
-  ///     badge.text = change.newValue ?? ""
-  /// }
-  /// ```
-  ///
-  /// The key path may be a stored ``Observed`` property, a computed property that reads
-  /// `@Observed` properties, or a chain through other observable objects (`\.dog?.name`):
-  /// registration evaluates it and records which `@Observed` properties it reads, and, for
-  /// anything but a stored property, does so again after every change. A key path that reads no
-  /// `@Observed` property, declares no dependency and is not excluded from automatic
-  /// notification is reported as an ``ObservationDiagnostic``: it could only ever notify through
-  /// ``willChangeValue(for:)``.
-  ///
-  /// - Parameters:
-  ///   - object: The object to observe. It is not retained.
-  ///   - keyPath: The property to observe.
-  /// ## Threads and actors
-  ///
-  /// The handler runs synchronously on the mutating thread, as KVO's do — with two exceptions that
-  /// keep a handler on the actor its code assumes:
-  ///
-  /// - Register with ``autoObserve(_:keyPath:options:deliveryQueue:changeHandler:)`` and a queue
-  ///   (`.main` for the main actor) to have the handler run there: synchronously when the change
-  ///   happens on that queue, otherwise asynchronously on it, in order.
-  /// - On platforms whose deployment targets have Swift concurrency (Linux; not the Apple targets
-  ///   AutoKVO supports, down to macOS 10.13 and iOS 12), a registration made from an
-  ///   actor-isolated context — a `@MainActor` view model — runs its handler on that actor, the
-  ///   main actor through the main queue as above. On Apple platforms, pass `deliveryQueue: .main`.
-  ///
-  /// - Parameters:
-  ///   - object: The object to observe. It is not retained.
-  ///   - keyPath: The property to observe.
-  ///   - options: What to deliver; `[.old, .new]` by default. With `.initial`, the handler is
-  ///     called once before this method returns.
-  ///   - changeHandler: Called with the observer, the object and the change.
-  /// - Returns: A handle you may keep to cancel early, or drop: dropping it does not end the
-  ///   observation.
   #if canImport(ObjectiveC)
+    /// Observes `keyPath` of `object` until this observer or `object` is deallocated, whichever
+    /// goes first, with no teardown code.
+    ///
+    /// The handler receives this observer, the observed object and the change; it runs
+    /// synchronously on the thread that mutates `object`, with no AutoKVO lock held, so it may
+    /// mutate, register, cancel or release anything. It is never called once either side has
+    /// begun deallocating, and it is released when the registration ends.
+    ///
+    /// ```swift
+    /// badge.autoObserve(person, keyPath: \.name, options: [.initial, .new]) { badge, person, change in
+    ///     badge.text = change.newValue ?? ""
+    /// }
+    /// ```
+    ///
+    /// The key path may be a stored ``Observed`` property, a computed property that reads
+    /// `@Observed` properties, or a chain through other observable objects (`\.dog?.name`):
+    /// registration evaluates it and records which `@Observed` properties it reads, and, for
+    /// anything but a stored property, does so again after every change. A key path that reads no
+    /// `@Observed` property, declares no dependency and is not excluded from automatic
+    /// notification is reported as an ``ObservationDiagnostic``: it could only ever notify through
+    /// ``willChangeValue(for:)``.
+    ///
+    /// ## Threads and actors
+    ///
+    /// The handler runs synchronously on the mutating thread, as KVO's do, wherever the
+    /// registration was made: the Apple deployment targets AutoKVO supports (macOS 10.13, iOS 12)
+    /// predate Swift concurrency, so this form cannot capture the caller's actor. A `@MainActor`
+    /// observer whose object may change on another thread must register with
+    /// ``autoObserve(_:keyPath:options:deliveryQueue:changeHandler:)`` and `.main`. (On Linux
+    /// this method takes an `isolation:` parameter and captures the caller's actor by itself.)
+    ///
+    /// - Parameters:
+    ///   - object: The object to observe. It is not retained.
+    ///   - keyPath: The property to observe.
+    ///   - options: What to deliver; `[.old, .new]` by default. With `.initial`, the handler is
+    ///     called once before this method returns.
+    ///   - changeHandler: Called with the observer, the object and the change.
+    /// - Returns: A handle you may keep to cancel early, or drop: dropping it does not end the
+    ///   observation.
     @discardableResult
     public func autoObserve<Object: KeyValueObservable, Value>(
       _ object: Object,
@@ -58,6 +51,58 @@ extension KeyValueObservable {
       register(object, keyPath, options, .synchronous, changeHandler)
     }
   #else
+    /// Observes `keyPath` of `object` until this observer or `object` is deallocated, whichever
+    /// goes first, with no teardown code.
+    ///
+    /// The handler receives this observer, the observed object and the change. It is never
+    /// called once either side has begun deallocating, no AutoKVO lock is held while it runs (so
+    /// it may mutate, register, cancel or release anything), and it is released when the
+    /// registration ends.
+    ///
+    /// ```swift
+    /// badge.autoObserve(person, keyPath: \.name, options: [.initial, .new]) { badge, person, change in
+    ///     badge.text = change.newValue ?? ""
+    /// }
+    /// ```
+    ///
+    /// The key path may be a stored ``Observed`` property, a computed property that reads
+    /// `@Observed` properties, or a chain through other observable objects (`\.dog?.name`):
+    /// registration evaluates it and records which `@Observed` properties it reads, and, for
+    /// anything but a stored property, does so again after every change. A key path that reads no
+    /// `@Observed` property, declares no dependency and is not excluded from automatic
+    /// notification is reported as an ``ObservationDiagnostic``: it could only ever notify through
+    /// ``willChangeValue(for:)``.
+    ///
+    /// ## Threads and actors
+    ///
+    /// Where the handler runs depends on where the registration is made, so that a handler never
+    /// runs off the actor its code assumes:
+    ///
+    /// - From nonisolated code, the handler runs synchronously on the thread that mutates
+    ///   `object`, as KVO's do.
+    /// - From the main actor (a `@MainActor` view model), it runs on the main actor: synchronously
+    ///   when the change happens there, otherwise asynchronously through the main queue, in the
+    ///   order of the changes.
+    /// - From another actor, it runs isolated to that actor, in a task of its own per change:
+    ///   changes made on other threads in quick succession may then arrive in another order. Use
+    ///   ``autoObserve(_:keyPath:options:deliveryQueue:changeHandler:)`` with a serial queue
+    ///   when order matters.
+    ///
+    /// The `isolation` parameter records the caller's actor; leave it to its default. It exists
+    /// only on platforms whose deployment targets have Swift concurrency: on the Apple targets
+    /// AutoKVO supports the method has no such parameter and always runs the handler on the
+    /// mutating thread, so code shared with Apple platforms should pass
+    /// `deliveryQueue: .main` explicitly.
+    ///
+    /// - Parameters:
+    ///   - object: The object to observe. It is not retained.
+    ///   - keyPath: The property to observe.
+    ///   - options: What to deliver; `[.old, .new]` by default. With `.initial`, the handler is
+    ///     called once before this method returns.
+    ///   - isolation: The caller's actor, captured by default; the handler runs there.
+    ///   - changeHandler: Called with the observer, the object and the change.
+    /// - Returns: A handle you may keep to cancel early, or drop: dropping it does not end the
+    ///   observation.
     @discardableResult
     public func autoObserve<Object: KeyValueObservable, Value>(
       _ object: Object,
@@ -74,12 +119,14 @@ extension KeyValueObservable {
   /// Observes `keyPath` of `object` until this observer or `object` is deallocated, running the
   /// handler on `deliveryQueue`.
   ///
-  /// Everything ``autoObserve(_:keyPath:options:changeHandler:)`` promises holds. The handler
+  /// Everything `autoObserve(_:keyPath:options:changeHandler:)` promises holds; this form takes
+  /// the same arguments and the same key paths, and is the same on every platform. The handler
   /// runs on `deliveryQueue`: synchronously when the change happens on that queue, otherwise
   /// asynchronously there, in the order of the changes. Before each call the registration is
   /// checked again, so nothing arrives after ``KeyValueObservation/cancel()`` returned on that
-  /// queue or after the observer began deallocating. With `.main`, the handler runs on the main
-  /// actor, whichever thread mutates the object:
+  /// queue or after either side began deallocating: a change still waiting for the queue then is
+  /// dropped. With `.main`, the handler runs on the main actor, whichever thread mutates the
+  /// object:
   ///
   /// ```swift
   /// @MainActor final class NameLabel: KeyValueObservable {
@@ -94,7 +141,18 @@ extension KeyValueObservable {
   /// ```
   ///
   /// Values cross to the queue as they are: the observed object and the change are the ones the
-  /// mutating thread produced.
+  /// mutating thread produced, whether or not they are `Sendable`.
+  ///
+  /// - Parameters:
+  ///   - object: The object to observe. It is not retained.
+  ///   - keyPath: The property to observe.
+  ///   - options: What to deliver; `[.old, .new]` by default. With `.initial`, the handler is
+  ///     called once before this method returns when the caller is on `deliveryQueue`, and as soon
+  ///     as the queue runs it otherwise.
+  ///   - deliveryQueue: Where the handler runs; `.main` for the main actor. Use a serial queue.
+  ///   - changeHandler: Called with the observer, the object and the change.
+  /// - Returns: A handle you may keep to cancel early, or drop: dropping it does not end the
+  ///   observation.
   @discardableResult
   public func autoObserve<Object: KeyValueObservable, Value>(
     _ object: Object,
@@ -154,20 +212,26 @@ extension KeyValueObservable {
     return observation
   }
 
-  /// Observes `keyPath` of every object in `objects`, as one ``autoObserve(_:keyPath:options:changeHandler:)``
-  /// call per object: each registration ends by itself when its object or this observer is
-  /// deallocated. KVO's `addObserver(_:toObjectsAt:forKeyPath:options:context:)`.
-  ///
-  /// ```swift
-  /// board.autoObserve(team.members, keyPath: \.status) { board, member, change in
-  ///     board.refresh(member)
-  /// }
-  /// ```
-  ///
-  /// - Returns: One handle per object, in the order of `objects`.
-  ///
-  /// Threads and actors follow the rules of ``autoObserve(_:keyPath:options:changeHandler:)``.
   #if canImport(ObjectiveC)
+    /// Observes `keyPath` of every object in `objects`, as one `autoObserve` call per object: each
+    /// registration ends by itself when its object or this observer is deallocated. KVO's
+    /// `addObserver(_:toObjectsAt:forKeyPath:options:context:)`.
+    ///
+    /// ```swift
+    /// board.autoObserve(team.members, keyPath: \.status) { board, member, change in
+    ///     board.refresh(member)
+    /// }
+    /// ```
+    ///
+    /// The handler runs synchronously on the thread that mutates an object, as with the
+    /// single-object form.
+    ///
+    /// - Parameters:
+    ///   - objects: The objects to observe. None is retained.
+    ///   - keyPath: The property to observe on each.
+    ///   - options: What to deliver; `[.old, .new]` by default.
+    ///   - changeHandler: Called with the observer, the object that changed and the change.
+    /// - Returns: One handle per object, in the order of `objects`.
     @discardableResult
     public func autoObserve<Objects: Sequence, Value>(
       _ objects: Objects,
@@ -178,6 +242,26 @@ extension KeyValueObservable {
       objects.map { register($0, keyPath, options, .synchronous, changeHandler) }
     }
   #else
+    /// Observes `keyPath` of every object in `objects`, as one `autoObserve` call per object: each
+    /// registration ends by itself when its object or this observer is deallocated. KVO's
+    /// `addObserver(_:toObjectsAt:forKeyPath:options:context:)`.
+    ///
+    /// ```swift
+    /// board.autoObserve(team.members, keyPath: \.status) { board, member, change in
+    ///     board.refresh(member)
+    /// }
+    /// ```
+    ///
+    /// The handler runs where the single-object form would run it: on the caller's actor when
+    /// the registration is made from one, otherwise synchronously on the mutating thread.
+    ///
+    /// - Parameters:
+    ///   - objects: The objects to observe. None is retained.
+    ///   - keyPath: The property to observe on each.
+    ///   - options: What to deliver; `[.old, .new]` by default.
+    ///   - isolation: The caller's actor, captured by default; the handler runs there.
+    ///   - changeHandler: Called with the observer, the object that changed and the change.
+    /// - Returns: One handle per object, in the order of `objects`.
     @discardableResult
     public func autoObserve<Objects: Sequence, Value>(
       _ objects: Objects,

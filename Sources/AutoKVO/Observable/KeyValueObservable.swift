@@ -11,6 +11,10 @@
 ///
 /// Every registration ends by itself, exactly once, when either the observer or the observed
 /// object is deallocated; a notification never reaches a deallocated observer.
+///
+/// The protocol does not require `Sendable`, and AutoKVO makes no class `Sendable`: a
+/// conforming class may be a `@MainActor` model, an actor-confined object, or a `Sendable`
+/// class that guards its own state. Its ``observationRegistry`` is thread-safe either way.
 public protocol KeyValueObservable: KeyValueObserver {
   /// The object's observation storage; declare it as `let observationRegistry = ObservationRegistry()`.
   var observationRegistry: ObservationRegistry { get }

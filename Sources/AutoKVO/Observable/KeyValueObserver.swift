@@ -15,7 +15,7 @@
 /// }
 /// ```
 ///
-/// It has no requirements; it exists so that `autoObserve` can hand the observer to its handler
+/// It has no requirements, `Sendable` included; it exists so that `autoObserve` can hand the observer to its handler
 /// with its own static type (`Self`), which a method needs a protocol for. Not to be confused
 /// with ``KeyValueObserving``, the protocol of the classic `observeValue(forKeyPath:of:change:context:)`
 /// callback.

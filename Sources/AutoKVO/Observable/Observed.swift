@@ -13,6 +13,9 @@
 ///
 /// A set on an object nobody observes skips all notification work after one load and branch;
 /// Docs/Performance.md measures what it and every other access cost.
+///
+/// `Observed` is `Sendable` when its `Value` is. It adds no synchronization of its own: the
+/// enclosing class decides which threads may set the property.
 @propertyWrapper
 public struct Observed<Value> {
   @usableFromInline
