@@ -97,7 +97,6 @@ public final class KeyValueObservation: @unchecked Sendable {  // mutable state 
       let observer = observerSentinel
       observedSentinel = nil
       observerSentinel = nil
-      LifecycleCensus.teardownPerformed()
       switch action {
       case .detachBothSides:
         return (observed.registry.detach(observed), observer.flatMap { $0.registry.detach($0) })

@@ -35,11 +35,6 @@ class ObservedSentinel: @unchecked Sendable {
     self.observation = observation
     self.primaryKeyPath = primaryKeyPath
     self.extraTriggers = extraTriggers
-    LifecycleCensus.sentinelCreated()
-  }
-
-  deinit {
-    LifecycleCensus.sentinelDestroyed()
   }
 
   /// Called under the owning registry's lock.
@@ -76,10 +71,5 @@ final class ObserverSentinel: @unchecked Sendable {  // immutable after init
   init(registry: ObservationRegistry, observation: KeyValueObservation) {
     self.registry = registry
     self.observation = observation
-    LifecycleCensus.sentinelCreated()
-  }
-
-  deinit {
-    LifecycleCensus.sentinelDestroyed()
   }
 }
