@@ -45,12 +45,16 @@
       options: NSKeyValueObservingOptions,
       handler: @escaping (Observer, Object, [NSKeyValueChangeKey: Any]) -> Void
     ) -> KeyValueObservation {
-      precondition(
-        !keyPath.contains("."),
-        "AutoKVO observes one key per registration; '\(keyPath)' of \(type(of: object)) has "
-          + "several. Observe the first key, and from its handler the next object, so that each "
-          + "registration lives on the object it observes (see Docs/Apple.md)."
-      )
+      guard !keyPath.contains(".") else {
+        ObservationDiagnostics.report(
+          .unsupportedKeyPath,
+          "AutoKVO observes one key per Foundation registration; '\(keyPath)' of "
+            + "\(type(of: object)) has several, so nothing was registered. Observe the first key, "
+            + "and from its handler the next object, so that each registration lives on the "
+            + "object it observes (see Docs/Apple.md)."
+        )
+        return .refused()
+      }
       let context = registrations.makeContext()
       let contextPointer = UnsafeMutableRawPointer(bitPattern: context)!
       let unregistration = FoundationUnregistration(

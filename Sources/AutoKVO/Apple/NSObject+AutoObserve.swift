@@ -52,11 +52,13 @@
       changeHandler: @escaping (Self, Object, KeyValueChange<Value>) -> Void
     ) -> KeyValueObservation {
       guard let keyPathString = keyPath._kvcKeyPathString else {
-        preconditionFailure(
-          "\(keyPath) is not an @objc key path, so Foundation's KVO cannot observe it; mark the "
-            + "property @objc dynamic, or make \(Object.self) KeyValueObservable and the "
-            + "property @Observed."
+        ObservationDiagnostics.report(
+          .unsupportedKeyPath,
+          "\(keyPath) is not an @objc key path, so Foundation's KVO cannot observe it and nothing "
+            + "was registered; mark the property @objc dynamic, or make \(Object.self) "
+            + "KeyValueObservable and the property @Observed."
         )
+        return .refused()
       }
       return observeWithFoundation(
         object, keyPath: keyPathString, options: options, changeHandler: changeHandler)

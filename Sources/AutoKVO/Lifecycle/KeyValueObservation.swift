@@ -30,6 +30,14 @@ public final class KeyValueObservation: @unchecked Sendable {  // mutable state 
 
   init() {}
 
+  /// The handle of a registration that was refused (bad input, reported as a diagnostic): it is
+  /// already ended, and nothing was attached anywhere.
+  static func refused() -> KeyValueObservation {
+    let observation = KeyValueObservation()
+    _ = observation.lifecycle.end(.cancelled)
+    return observation
+  }
+
   /// Whether the registration has ended: by ``cancel()``, or because the observer or the
   /// observed object was deallocated.
   public var isCancelled: Bool {
