@@ -86,6 +86,29 @@
     }
   }
 
+  extension FoundationObservationRouter {
+    /// Registers a typed handler: Foundation's change dictionary is decoded into a
+    /// ``KeyValueChange`` before each call. Shared by every typed `NSObject` form.
+    func registerTyped<Observer: AnyObject, Object: NSObject, Value>(
+      observer: Observer,
+      observerRegistry: ObservationRegistry,
+      object: Object,
+      keyPath: String,
+      options: ObservationOptions,
+      changeHandler: @escaping (Observer, Object, KeyValueChange<Value>) -> Void
+    ) -> KeyValueObservation {
+      register(
+        observer: observer,
+        observerRegistry: observerRegistry,
+        object: object,
+        keyPath: keyPath,
+        options: NSKeyValueObservingOptions(rawValue: options.rawValue)
+      ) { observer, object, change in
+        changeHandler(observer, object, KeyValueChange(foundationChange: change))
+      }
+    }
+  }
+
   /// Removes one Foundation registration, exactly once, when it is released: that is, when its
   /// observed object is deallocated, or earlier when the registration ends while the object is
   /// alive.

@@ -105,15 +105,9 @@
       options: ObservationOptions,
       changeHandler: @escaping (Self, Object, KeyValueChange<Value>) -> Void
     ) -> KeyValueObservation {
-      FoundationObservationRouter.shared.register(
-        observer: self,
-        observerRegistry: registryForObserving,
-        object: object,
-        keyPath: keyPath,
-        options: NSKeyValueObservingOptions(rawValue: options.rawValue)
-      ) { observer, object, change in
-        changeHandler(observer, object, KeyValueChange(foundationChange: change))
-      }
+      FoundationObservationRouter.shared.registerTyped(
+        observer: self, observerRegistry: registryForObserving, object: object,
+        keyPath: keyPath, options: options, changeHandler: changeHandler)
     }
 
     private func observeWithEngineThroughStandIn<Object: KeyValueObservable, Value>(
@@ -149,15 +143,9 @@
       changeHandler: @escaping (Self, Object, KeyValueChange<Value>) -> Void
     ) -> KeyValueObservation {
       if let keyPathString = keyPath._kvcKeyPathString {
-        return FoundationObservationRouter.shared.register(
-          observer: self,
-          observerRegistry: observationRegistry,
-          object: object,
-          keyPath: keyPathString,
-          options: NSKeyValueObservingOptions(rawValue: options.rawValue)
-        ) { observer, object, change in
-          changeHandler(observer, object, KeyValueChange(foundationChange: change))
-        }
+        return FoundationObservationRouter.shared.registerTyped(
+          observer: self, observerRegistry: observationRegistry, object: object,
+          keyPath: keyPathString, options: options, changeHandler: changeHandler)
       }
       return observeWithEngine(
         object, keyPath: keyPath, options: options, changeHandler: changeHandler)
