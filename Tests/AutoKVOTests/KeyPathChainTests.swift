@@ -181,3 +181,44 @@ struct DependencyTests {
     #expect(watcher.log == ["setting ->cached"])
   }
 }
+
+@Suite("Chains under races: the root, an intermediate and the observer dying at once")
+struct KeyPathChainRaceTests {
+  @Test("The root and an intermediate deallocated at the same moment on two threads")
+  func rootAndIntermediateAtOnce() {
+    let tracker = LifetimeTracker()
+    let watcher = Watcher()
+    for _ in 0..<300 {
+      let dog = Handoff(Dog("Rex", tracker: tracker))
+      let owner = Handoff(Owner(dog: dog.object!))
+      let observation = watcher.autoObserve(owner.object!, keyPath: \.dog?.name) { _, _, _ in }
+      #expect(dog.object!.observationRegistry.observerCount == 1)
+      runSimultaneously([owner.release, dog.release])
+      #expect(observation.endReason == .observedDeallocated)
+    }
+    #expect(tracker.liveCount == 0)
+    #expect(watcher.observationRegistry.observingCount == 0)
+  }
+
+  @Test("The observer and a weakly held intermediate deallocated at the same moment on two threads")
+  func observerAndWeakIntermediateAtOnce() {
+    let dogs = LifetimeTracker()
+    let handlers = LifetimeTracker()
+    let owner = Owner()
+    for _ in 0..<300 {
+      let walker = Handoff(Dog("Walker", tracker: dogs))
+      owner.walker = walker.object
+      let watcher = Handoff(Watcher())
+      let token = Token(handlers)
+      let observation = watcher.object!.autoObserve(owner, keyPath: \.walker?.name) { _, _, _ in
+        _ = token
+      }
+      _ = consume token
+      runSimultaneously([watcher.release, walker.release])
+      #expect(observation.endReason == .observerDeallocated)
+      #expect(owner.observationRegistry.observerCount == 0)
+    }
+    #expect(dogs.liveCount == 0)
+    #expect(handlers.liveCount == 0, "every handler, and what it captured, was released")
+  }
+}
