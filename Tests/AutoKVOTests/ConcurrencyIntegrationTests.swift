@@ -146,8 +146,12 @@ final class NameLabel: KeyValueObservable {
     return key
   }()
 
-  func nextDelivery() async {
-    await withCheckedContinuation { waiter = $0 }
+  /// Returns once `count` deliveries have arrived, however many had arrived before the call:
+  /// a delivery that lands before the wait begins is not lost.
+  func waitForDeliveries(_ count: Int) async {
+    while deliveredOnMainThread.count < count {
+      await withCheckedContinuation { waiter = $0 }
+    }
   }
 }
 
@@ -175,10 +179,8 @@ struct ActorDeliveryTests {
     let person = Person()
     let label = NameLabel()
     label.bind(to: person)
-    async let delivered: Void = label.nextDelivery()
-    await Task.yield()
     Thread.detachNewThread { person.name = "Bob" }
-    await delivered
+    await label.waitForDeliveries(1)
     #expect(label.text == "Bob")
     #expect(label.deliveredOnMainThread == [true])
   }

@@ -151,7 +151,7 @@ struct ConcurrentStressTests {
       let token = Token(handlerTracker)
       weakHandles.append(
         WeakObservation(
-          person.object!.autoObserve(observer.object!, keyPath: \.observationRegistry) {
+          person.object!.autoObserve(observer.object!, keyPath: \.mood) {
             _, _, _ in withExtendedLifetime(token) {}
           }))
       runSimultaneously([

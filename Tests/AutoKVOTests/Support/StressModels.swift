@@ -29,9 +29,13 @@ final class SingleWriterSubject: KeyValueObservable, @unchecked Sendable {
 }
 
 /// An observer that raises its ``DeinitFlag`` first thing in `deinit` and counts its lifetime.
-final class StressObserver: KeyValueObservable, @unchecked Sendable {  // immutable
+// @unchecked Sendable: immutable, but for `mood`, which only the thread that owns the instance
+// right now touches.
+final class StressObserver: KeyValueObservable, @unchecked Sendable {
   let observationRegistry = ObservationRegistry()
   let deinitFlag = DeinitFlag()
+  /// Something another object can observe, so that the observer is observed too.
+  @Observed var mood = 0
   private let tracker: LifetimeTracker
 
   init(tracker: LifetimeTracker) {
