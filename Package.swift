@@ -3,7 +3,7 @@ import PackageDescription
 
 let package = Package(
   name: "AutoKVO",
-  platforms: [.macOS(.v10_13), .iOS(.v12), .tvOS(.v12), .watchOS(.v4)],
+  platforms: [.macOS(.v10_15), .iOS(.v13), .tvOS(.v13), .watchOS(.v6)],
   products: [
     .library(name: "AutoKVO", targets: ["AutoKVO"]),
     .executable(name: "autokvo-demo", targets: ["autokvo-demo"]),

@@ -105,7 +105,7 @@ errands.replace(at: 1, with: "oat milk")
 errands.remove(at: 0)
 
 print("\n7. An async sequence: every change, in order, finishing when the object goes.")
-if #available(macOS 10.15, iOS 13.0, tvOS 13.0, watchOS 6.0, *) {
+do {
   var dee: Person? = Person(name: "Dee")
   let ages = dee!.changes(for: \.age, options: [.old, .new])
   dee!.age = 31

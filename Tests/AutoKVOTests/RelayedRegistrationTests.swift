@@ -27,14 +27,18 @@ private final class Notifier: @unchecked Sendable {
   /// How many times a sentinel detached from a live object.
   let detachments = Counter()
 
-  func register(_ watcher: Watcher, for object: ForeignObject) -> (KeyValueObservation, UInt) {
+  func register(
+    _ watcher: Watcher, for object: ForeignObject, delivery: HandlerDelivery = .synchronous,
+    handler: @escaping (Watcher, String) -> Void = { watcher, payload in watcher.record(payload) }
+  ) -> (KeyValueObservation, UInt) {
     let context = registrations.makeContext()
     let relay = TypedRelayedObservedSentinel.register(
       observer: watcher,
       observerRegistry: watcher.observationRegistry,
       object: object,
       objectRegistry: object.registry,
-      handler: { watcher, _, payload in watcher.record(payload) },
+      delivery: delivery,
+      handler: { watcher, _, payload in handler(watcher, payload) },
       detachFromLiveObject: { [detachments] _ in detachments.increment() }
     )
     registrations.setEntry(relay, for: context)
@@ -148,6 +152,7 @@ struct RelayedRegistrationTests {
       observerRegistry: watcher.observationRegistry,
       object: object,
       objectRegistry: object.registry,
+      delivery: .synchronous,
       handler: { watcher, _, payload in
         watcher.record(payload)
         handle.value?.cancel()
@@ -193,6 +198,7 @@ struct RelayedRegistrationTests {
       observerRegistry: watcher.observationRegistry,
       object: person,
       objectRegistry: person.observationRegistry,
+      delivery: .synchronous,
       handler: { watcher, _, payload in watcher.record(payload) },
       detachFromLiveObject: { _ in }
     )
@@ -203,5 +209,64 @@ struct RelayedRegistrationTests {
 
     #expect(watcher.log.isEmpty)
     #expect(person.observationRegistry.observerCount == 1)
+  }
+
+  @Test(
+    "A relayed notification made off the delivery queue runs there, in order, and nothing after cancel() on that queue"
+  )
+  func relaysThroughDeliveryQueue() async {
+    let queue = DispatchQueue(label: "autokvo.tests.relayed-delivery")
+    let probe = DispatchSpecificKey<Void>()
+    queue.setSpecific(key: probe, value: ())
+    let notifier = Notifier()
+    let object = ForeignObject()
+    let watcher = Watcher()
+    let (observation, context) = notifier.register(
+      watcher, for: object, delivery: .resolve(queue: queue)
+    ) { watcher, payload in
+      watcher.record(DispatchQueue.getSpecific(key: probe) != nil ? payload : "off the queue")
+    }
+
+    for payload in ["one", "two", "three"] { notifier.notify(context, payload) }
+    queue.sync { observation.cancel() }
+    notifier.notify(context, "after cancel")
+    await withCheckedContinuation { done in queue.async { done.resume() } }
+
+    #expect(watcher.log == ["one", "two", "three"])
+    #expect(object.registry.observerCount == 0)
+  }
+
+  @Test("A relayed notification for a registration made on an actor runs isolated to that actor")
+  func relaysToActor() async {
+    let notifier = Notifier()
+    let object = ForeignObject()
+    let tally = RelayTally()
+    let context = await tally.watch(notifier: notifier, object: object)
+    Thread.detachNewThread { notifier.notify(context, "from another thread") }
+    while await tally.received.isEmpty { await Task.yield() }
+    #expect(await tally.received == ["from another thread"])
+  }
+}
+
+/// An actor whose relayed handler checks that it runs isolated to it.
+private actor RelayTally: KeyValueObservable {
+  let observationRegistry = ObservationRegistry()
+  private(set) var received: [String] = []
+
+  func watch(notifier: Notifier, object: ForeignObject) -> UInt {
+    let context = notifier.registrations.makeContext()
+    let relay = TypedRelayedObservedSentinel.register(
+      observer: self,
+      observerRegistry: observationRegistry,
+      object: object,
+      objectRegistry: object.registry,
+      delivery: .resolve(isolation: self),
+      handler: { tally, _, payload in
+        tally.assumeIsolated { $0.received.append(payload) }
+      },
+      detachFromLiveObject: { _ in }
+    )
+    notifier.registrations.setEntry(relay, for: context)
+    return context
   }
 }

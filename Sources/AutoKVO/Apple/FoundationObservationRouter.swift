@@ -37,12 +37,14 @@
 
     /// Registers `observer` for changes of the one-key `keyPath` of `object` with Foundation's
     /// KVO; the registration ends by itself, exactly once, when either side is deallocated.
+    /// `handler` runs where `delivery` says.
     func register<Observer: AnyObject, Object: NSObject>(
       observer: Observer,
       observerRegistry: ObservationRegistry,
       object: Object,
       keyPath: String,
       options: NSKeyValueObservingOptions,
+      delivery: HandlerDelivery,
       handler: @escaping (Observer, Object, [NSKeyValueChangeKey: Any]) -> Void
     ) -> KeyValueObservation {
       guard !keyPath.contains(".") else {
@@ -67,6 +69,7 @@
         observerRegistry: observerRegistry,
         object: object,
         objectRegistry: ObservationStandIn.standIn(for: object).observationRegistry,
+        delivery: delivery,
         handler: handler,
         detachFromLiveObject: { object in
           // Releases the unregistration, which removes the Foundation registration now.
@@ -95,6 +98,7 @@
       object: Object,
       keyPath: String,
       options: ObservationOptions,
+      delivery: HandlerDelivery,
       changeHandler: @escaping (Observer, Object, KeyValueChange<Value>) -> Void
     ) -> KeyValueObservation {
       register(
@@ -102,7 +106,8 @@
         observerRegistry: observerRegistry,
         object: object,
         keyPath: keyPath,
-        options: NSKeyValueObservingOptions(rawValue: options.rawValue)
+        options: NSKeyValueObservingOptions(rawValue: options.rawValue),
+        delivery: delivery
       ) { observer, object, change in
         changeHandler(observer, object, KeyValueChange(foundationChange: change))
       }

@@ -18,38 +18,115 @@
   // `NSObject & KeyValueObservable` is narrower than either alone. "Chosen per key path": an
   // `@objc` key path is observed with Foundation's KVO, any other with AutoKVO's engine.
 
+  // The public typed forms need the `#isolation` macro of a Swift 6 SDK; an older SDK compiles
+  // the same signatures from Internal/PreSwift6SDK.swift instead.
+  #if canImport(Synchronization)
+    extension KeyValueObserver {
+      /// Observes an `@objc` property of an `NSObject` with Foundation's KVO until this observer
+      /// or `object` is deallocated, whichever goes first, with no teardown code.
+      ///
+      /// Works for any `NSObject` and any observer — an `NSObject` or a ``KeyValueObservable``
+      /// class — with no protocol to adopt:
+      ///
+      /// ```swift
+      /// label.autoObserve(player, keyPath: \.status, options: [.initial, .new]) { label, _, change in
+      ///     label.isHidden = change.newValue != .readyToPlay
+      /// }
+      /// ```
+      ///
+      /// The handler never runs once either side has begun deallocating. It runs where the
+      /// portable ``KeyValueObservable/autoObserve(_:keyPath:options:isolation:changeHandler:)``
+      /// runs its handler: synchronously on the thread that changes `object` when registered from
+      /// nonisolated code, and on the caller's actor — the main actor for a `@MainActor` view
+      /// controller — when registered from one. The key path must be `@objc` and have one
+      /// component (`\.status`, not `\.item.status`); observe each object of a longer path with
+      /// its own registration, made from the previous one's handler.
+      ///
+      /// - Parameters:
+      ///   - object: The object to observe. It is not retained.
+      ///   - keyPath: A one-component `@objc` key path of a KVO-compliant property.
+      ///   - options: What to deliver; `[.old, .new]` by default. With `.initial`, the handler is
+      ///     called once before this method returns.
+      ///   - isolation: The caller's actor, captured by default; the handler runs there.
+      ///   - changeHandler: Called with this observer, the object and the change.
+      /// - Returns: A handle you may keep to cancel early, or drop: dropping it does not end the
+      ///   observation.
+      @discardableResult
+      public func autoObserve<Object: NSObject, Value>(
+        _ object: Object,
+        keyPath: KeyPath<Object, Value>,
+        options: ObservationOptions = [.old, .new],
+        isolation: isolated (any Actor)? = #isolation,
+        changeHandler: @escaping (Self, Object, KeyValueChange<Value>) -> Void
+      ) -> KeyValueObservation {
+        observeWithFoundation(
+          object, keyPath, options, .resolve(isolation: isolation), changeHandler)
+      }
+
+      /// Observes `keyPath` of a ``KeyValueObservable`` object until this observer or `object` is
+      /// deallocated, whichever goes first, for an observer that is not itself
+      /// ``KeyValueObservable`` (typically an `NSObject`).
+      ///
+      /// Behaves as ``KeyValueObservable/autoObserve(_:keyPath:options:isolation:changeHandler:)``,
+      /// actors included; the observer's side of the registration lives in an associated object.
+      @discardableResult
+      public func autoObserve<Object: KeyValueObservable, Value>(
+        _ object: Object,
+        keyPath: KeyPath<Object, Value>,
+        options: ObservationOptions = [.old, .new],
+        isolation: isolated (any Actor)? = #isolation,
+        changeHandler: @escaping (Self, Object, KeyValueChange<Value>) -> Void
+      ) -> KeyValueObservation {
+        observeWithEngineThroughStandIn(
+          object, keyPath, options, .resolve(isolation: isolation), changeHandler)
+      }
+
+      /// Observes `keyPath` of an `NSObject` that is also ``KeyValueObservable``, with
+      /// Foundation's KVO when the key path is `@objc` and with AutoKVO's engine otherwise, until
+      /// this observer or `object` is deallocated. The handler runs on the caller's actor, as
+      /// with the other forms.
+      @discardableResult
+      public func autoObserve<Object: NSObject & KeyValueObservable, Value>(
+        _ object: Object,
+        keyPath: KeyPath<Object, Value>,
+        options: ObservationOptions = [.old, .new],
+        isolation: isolated (any Actor)? = #isolation,
+        changeHandler: @escaping (Self, Object, KeyValueChange<Value>) -> Void
+      ) -> KeyValueObservation {
+        observeChoosingEngine(
+          object, keyPath, options, .resolve(isolation: isolation), changeHandler)
+      }
+    }
+
+    extension KeyValueObservable {
+      /// Observes `keyPath` of an `NSObject` that is also ``KeyValueObservable``, with
+      /// Foundation's KVO when the key path is `@objc` and with AutoKVO's engine otherwise, until
+      /// this observer or `object` is deallocated.
+      ///
+      /// This overload exists so that a ``KeyValueObservable`` observer of such an object has one
+      /// most specific `autoObserve`; it behaves as the ``KeyValueObserver`` one.
+      @discardableResult
+      public func autoObserve<Object: NSObject & KeyValueObservable, Value>(
+        _ object: Object,
+        keyPath: KeyPath<Object, Value>,
+        options: ObservationOptions = [.old, .new],
+        isolation: isolated (any Actor)? = #isolation,
+        changeHandler: @escaping (Self, Object, KeyValueChange<Value>) -> Void
+      ) -> KeyValueObservation {
+        observeChoosingEngineWithOwnRegistry(
+          object, keyPath, options, .resolve(isolation: isolation), changeHandler)
+      }
+    }
+  #endif
+
   extension KeyValueObserver {
-    /// Observes an `@objc` property of an `NSObject` with Foundation's KVO until this observer or
-    /// `object` is deallocated, whichever goes first, with no teardown code.
-    ///
-    /// Works for any `NSObject` and any observer — an `NSObject` or a ``KeyValueObservable``
-    /// class — with no protocol to adopt:
-    ///
-    /// ```swift
-    /// label.autoObserve(player, keyPath: \.status, options: [.initial, .new]) { label, _, change in
-    ///     label.isHidden = change.newValue != .readyToPlay
-    /// }
-    /// ```
-    ///
-    /// The handler runs on the thread that changes `object`, and never once either side has begun
-    /// deallocating. The key path must be `@objc` and have one component (`\.status`, not
-    /// `\.item.status`); observe each object of a longer path with its own registration, made
-    /// from the previous one's handler.
-    ///
-    /// - Parameters:
-    ///   - object: The object to observe. It is not retained.
-    ///   - keyPath: A one-component `@objc` key path of a KVO-compliant property.
-    ///   - options: What to deliver; `[.old, .new]` by default. With `.initial`, the handler is
-    ///     called once before this method returns.
-    ///   - changeHandler: Called with this observer, the object and the change.
-    /// - Returns: A handle you may keep to cancel early, or drop: dropping it does not end the
-    ///   observation.
-    @discardableResult
-    public func autoObserve<Object: NSObject, Value>(
+    /// Registers with Foundation's KVO: the work of the typed form for `NSObject`s.
+    func observeWithFoundation<Object: NSObject, Value>(
       _ object: Object,
-      keyPath: KeyPath<Object, Value>,
-      options: ObservationOptions = [.old, .new],
-      changeHandler: @escaping (Self, Object, KeyValueChange<Value>) -> Void
+      _ keyPath: KeyPath<Object, Value>,
+      _ options: ObservationOptions,
+      _ delivery: HandlerDelivery,
+      _ changeHandler: @escaping (Self, Object, KeyValueChange<Value>) -> Void
     ) -> KeyValueObservation {
       guard let keyPathString = keyPath._kvcKeyPathString else {
         ObservationDiagnostics.report(
@@ -60,106 +137,62 @@
         )
         return .refused()
       }
-      return observeWithFoundation(
-        object, keyPath: keyPathString, options: options, changeHandler: changeHandler)
-    }
-
-    /// Observes `keyPath` of a ``KeyValueObservable`` object until this observer or `object` is
-    /// deallocated, whichever goes first, for an observer that is not itself
-    /// ``KeyValueObservable`` (typically an `NSObject`).
-    ///
-    /// Behaves as ``KeyValueObservable/autoObserve(_:keyPath:options:changeHandler:)``; the
-    /// observer's side of the registration lives in an associated object.
-    @discardableResult
-    public func autoObserve<Object: KeyValueObservable, Value>(
-      _ object: Object,
-      keyPath: KeyPath<Object, Value>,
-      options: ObservationOptions = [.old, .new],
-      changeHandler: @escaping (Self, Object, KeyValueChange<Value>) -> Void
-    ) -> KeyValueObservation {
-      observeWithEngineThroughStandIn(
-        object, keyPath: keyPath, options: options, changeHandler: changeHandler)
-    }
-
-    /// Observes `keyPath` of an `NSObject` that is also ``KeyValueObservable``, with
-    /// Foundation's KVO when the key path is `@objc` and with AutoKVO's engine otherwise, until
-    /// this observer or `object` is deallocated.
-    @discardableResult
-    public func autoObserve<Object: NSObject & KeyValueObservable, Value>(
-      _ object: Object,
-      keyPath: KeyPath<Object, Value>,
-      options: ObservationOptions = [.old, .new],
-      changeHandler: @escaping (Self, Object, KeyValueChange<Value>) -> Void
-    ) -> KeyValueObservation {
-      if let keyPathString = keyPath._kvcKeyPathString {
-        return observeWithFoundation(
-          object, keyPath: keyPathString, options: options, changeHandler: changeHandler)
-      }
-      return observeWithEngineThroughStandIn(
-        object, keyPath: keyPath, options: options, changeHandler: changeHandler)
-    }
-
-    private func observeWithFoundation<Object: NSObject, Value>(
-      _ object: Object,
-      keyPath: String,
-      options: ObservationOptions,
-      changeHandler: @escaping (Self, Object, KeyValueChange<Value>) -> Void
-    ) -> KeyValueObservation {
-      FoundationObservationRouter.shared.registerTyped(
+      return FoundationObservationRouter.shared.registerTyped(
         observer: self, observerRegistry: registryForObserving, object: object,
-        keyPath: keyPath, options: options, changeHandler: changeHandler)
+        keyPath: keyPathString, options: options, delivery: delivery, changeHandler: changeHandler)
     }
 
-    private func observeWithEngineThroughStandIn<Object: KeyValueObservable, Value>(
+    /// Registers with AutoKVO's engine, with this object's stand-in as the engine's observer.
+    func observeWithEngineThroughStandIn<Object: KeyValueObservable, Value>(
       _ object: Object,
-      keyPath: KeyPath<Object, Value>,
-      options: ObservationOptions,
-      changeHandler: @escaping (Self, Object, KeyValueChange<Value>) -> Void
+      _ keyPath: KeyPath<Object, Value>,
+      _ options: ObservationOptions,
+      _ delivery: HandlerDelivery,
+      _ changeHandler: @escaping (Self, Object, KeyValueChange<Value>) -> Void
     ) -> KeyValueObservation {
       // The stand-in is the engine's observer; it lives until this object's associated objects
       // are released. It is still alive while this object deallocates, so the weak load below
-      // is what keeps a notification from reaching a deallocating observer.
-      ObservationStandIn.standIn(for: self).autoObserve(
-        object, keyPath: keyPath, options: options
-      ) { [weak self] _, object, change in
+      // is what keeps a notification from reaching a deallocating observer. The engine runs the
+      // closure where `delivery` says, so the load happens there too.
+      ObservationStandIn.standIn(for: self).register(object, keyPath, options, delivery) {
+        [weak self] _, object, change in
         guard let self else { return }
         changeHandler(self, object, change)
       }
     }
+
+    /// Foundation's KVO for an `@objc` key path, the engine through the stand-in otherwise.
+    func observeChoosingEngine<Object: NSObject & KeyValueObservable, Value>(
+      _ object: Object,
+      _ keyPath: KeyPath<Object, Value>,
+      _ options: ObservationOptions,
+      _ delivery: HandlerDelivery,
+      _ changeHandler: @escaping (Self, Object, KeyValueChange<Value>) -> Void
+    ) -> KeyValueObservation {
+      guard keyPath._kvcKeyPathString != nil else {
+        return observeWithEngineThroughStandIn(object, keyPath, options, delivery, changeHandler)
+      }
+      return observeWithFoundation(object, keyPath, options, delivery, changeHandler)
+    }
   }
 
   extension KeyValueObservable {
-    /// Observes `keyPath` of an `NSObject` that is also ``KeyValueObservable``, with
-    /// Foundation's KVO when the key path is `@objc` and with AutoKVO's engine otherwise, until
-    /// this observer or `object` is deallocated.
-    ///
-    /// This overload exists so that a ``KeyValueObservable`` observer of such an object has one
-    /// most specific `autoObserve`; it behaves as the ``KeyValueObserver`` one.
-    @discardableResult
-    public func autoObserve<Object: NSObject & KeyValueObservable, Value>(
+    /// Foundation's KVO for an `@objc` key path, the engine with this object's own registry
+    /// otherwise.
+    func observeChoosingEngineWithOwnRegistry<Object: NSObject & KeyValueObservable, Value>(
       _ object: Object,
-      keyPath: KeyPath<Object, Value>,
-      options: ObservationOptions = [.old, .new],
-      changeHandler: @escaping (Self, Object, KeyValueChange<Value>) -> Void
+      _ keyPath: KeyPath<Object, Value>,
+      _ options: ObservationOptions,
+      _ delivery: HandlerDelivery,
+      _ changeHandler: @escaping (Self, Object, KeyValueChange<Value>) -> Void
     ) -> KeyValueObservation {
-      if let keyPathString = keyPath._kvcKeyPathString {
-        return FoundationObservationRouter.shared.registerTyped(
-          observer: self, observerRegistry: observationRegistry, object: object,
-          keyPath: keyPathString, options: options, changeHandler: changeHandler)
+      guard let keyPathString = keyPath._kvcKeyPathString else {
+        return register(object, keyPath, options, delivery, changeHandler)
       }
-      return observeWithEngine(
-        object, keyPath: keyPath, options: options, changeHandler: changeHandler)
-    }
-
-    private func observeWithEngine<Object: KeyValueObservable, Value>(
-      _ object: Object,
-      keyPath: KeyPath<Object, Value>,
-      options: ObservationOptions,
-      changeHandler: @escaping (Self, Object, KeyValueChange<Value>) -> Void
-    ) -> KeyValueObservation {
-      // Here `Object` is known to be KeyValueObservable only, so this resolves to the portable
-      // engine method, not back to the NSObject overload above.
-      autoObserve(object, keyPath: keyPath, options: options, changeHandler: changeHandler)
+      return FoundationObservationRouter.shared.registerTyped(
+        observer: self, observerRegistry: observationRegistry, object: object,
+        keyPath: keyPathString, options: options, delivery: delivery,
+        changeHandler: changeHandler)
     }
   }
 
@@ -196,7 +229,8 @@
         observerRegistry: registryForObserving,
         object: object,
         keyPath: keyPath,
-        options: options
+        options: options,
+        delivery: .synchronous
       ) { observer, object, change in
         observer.observeValue(forKeyPath: keyPath, of: object, change: change, context: context)
       }

@@ -65,7 +65,7 @@ extension KeyValueObserving {
   ) -> KeyValueObservation {
     // The context is an opaque token for the observer; it is kept as an address, never read.
     let contextAddress = UInt(bitPattern: context)
-    return autoObserve(object, keyPath: keyPath, options: options) { observer, object, change in
+    return register(object, keyPath, options, .synchronous) { observer, object, change in
       observer.observeValue(
         forKeyPath: keyPath,
         of: object,

@@ -4,19 +4,22 @@ import Dispatch
 ///
 /// `.synchronous` is KVO's rule: on the mutating thread, during the change. A registration made
 /// with a delivery queue runs its handler on that queue: synchronously when the change happens
-/// on it, otherwise asynchronously there, in order. On platforms whose deployment targets have
-/// Swift concurrency (not the Apple targets AutoKVO supports), a registration made from an
-/// actor-isolated context runs its handler on that actor, since the handler assumes it.
+/// on it, otherwise asynchronously there, in order. A registration made from an actor-isolated
+/// context runs its handler on that actor, since the handler assumes it.
 enum HandlerDelivery {
   case synchronous
   case queue(DispatchQueue)
-  #if !canImport(ObjectiveC)
-    case actor(any Actor)
-  #endif
+  case actor(any Actor)
 
-  /// The delivery for a handler registered with `queue` and, where available, from `isolation`.
-  static func resolve(queue: DispatchQueue?) -> HandlerDelivery {
-    queue.map { .queue(DeliveryQueues.marked($0)) } ?? .synchronous
+  /// The delivery for a handler registered with `queue`.
+  static func resolve(queue: DispatchQueue) -> HandlerDelivery {
+    .queue(DeliveryQueues.marked(queue))
+  }
+
+  /// The delivery for a handler registered from `isolation`: on that actor, or synchronously on
+  /// the mutating thread when the registration was made from nonisolated code.
+  static func resolve(isolation: (any Actor)?) -> HandlerDelivery {
+    isolation.map { .actor($0) } ?? .synchronous
   }
 
   /// Runs `body` now when the caller is already where the handler must run, or schedules it.
@@ -28,14 +31,12 @@ enum HandlerDelivery {
       if DeliveryQueues.isCurrent(queue) { return body() }
       let transfer = DeliveryTransfer(body)
       queue.async { transfer.body() }
-    #if !canImport(ObjectiveC)
-      case .actor(let actor):
-        if actor === MainActor.shared {
-          return HandlerDelivery.queue(DeliveryQueues.marked(.main)).run(body)
-        }
-        let transfer = DeliveryTransfer(body)
-        Task { await transfer.run(isolatedTo: actor) }
-    #endif
+    case .actor(let actor):
+      if actor === MainActor.shared {
+        return HandlerDelivery.queue(DeliveryQueues.marked(.main)).run(body)
+      }
+      let transfer = DeliveryTransfer(body)
+      Task { await transfer.run(isolatedTo: actor) }
     }
   }
 
@@ -45,9 +46,7 @@ enum HandlerDelivery {
     switch self {
     case .synchronous: return true
     case .queue(let queue): return DeliveryQueues.isCurrent(queue)
-    #if !canImport(ObjectiveC)
-      case .actor: return true  // autoObserve runs isolated to the registration's actor
-    #endif
+    case .actor: return true  // autoObserve runs isolated to the registration's actor
     }
   }
 }
@@ -62,11 +61,9 @@ final class DeliveryTransfer: @unchecked Sendable {
     self.body = body
   }
 
-  #if !canImport(ObjectiveC)
-    func run(isolatedTo actor: isolated any Actor) {
-      body()
-    }
-  #endif
+  func run(isolatedTo actor: isolated any Actor) {
+    body()
+  }
 }
 
 /// Recognises delivery queues: each queue used for delivery is marked with a queue-specific

@@ -22,7 +22,6 @@ extension KeyValueObservable {
   ///   - options: What each change carries; `[.new]` by default. `.initial` makes the current
   ///     value the first element.
   /// - Returns: A single-consumer sequence of changes.
-  @available(macOS 10.15, iOS 13.0, tvOS 13.0, watchOS 6.0, *)
   public func changes<Value: Sendable>(
     for keyPath: KeyPath<Self, Value>,
     options: ObservationOptions = [.new]
@@ -35,7 +34,8 @@ extension KeyValueObservable {
     let continuation = streamContinuation!
     let endOfStream = StreamFinisher(continuation)
     let relay = StreamRelay(continuation)
-    let observation = relay.autoObserve(self, keyPath: keyPath, options: options) {
+    // Synchronous: the stream is the hop, and it must see every change in order.
+    let observation = relay.register(self, keyPath, options, .synchronous) {
       relay, _, change in
       // The handler owns `endOfStream`: the registration releases its handler when it ends, so
       // the observed object's deallocation finishes the stream.
@@ -60,7 +60,6 @@ extension KeyValueObservable {
 ///
 /// `KeyValueChanges` is `Sendable` (its elements are, as `Value` must be), so it may be handed
 /// to another task; it supports one consumer.
-@available(macOS 10.15, iOS 13.0, tvOS 13.0, watchOS 6.0, *)
 public struct KeyValueChanges<Value: Sendable>: AsyncSequence, Sendable {
   /// Each element is one change, as a handler would receive it.
   public typealias Element = KeyValueChange<Value>
@@ -123,7 +122,6 @@ final class EndsRegistration: Sendable {
 
 /// The observer behind ``KeyValueObservable/changes(for:options:)``: yields each change into
 /// the stream.
-@available(macOS 10.15, iOS 13.0, tvOS 13.0, watchOS 6.0, *)
 private final class StreamRelay<Value: Sendable>: KeyValueObservable, Sendable {
   let observationRegistry = ObservationRegistry()
   let continuation: AsyncStream<KeyValueChange<Value>>.Continuation
@@ -135,7 +133,6 @@ private final class StreamRelay<Value: Sendable>: KeyValueObservable, Sendable {
 
 /// Finishes a stream when released: owned by the registration's handler, it goes when the
 /// registration ends for any reason.
-@available(macOS 10.15, iOS 13.0, tvOS 13.0, watchOS 6.0, *)
 private final class StreamFinisher<Value: Sendable>: Sendable {
   private let continuation: AsyncStream<KeyValueChange<Value>>.Continuation
 

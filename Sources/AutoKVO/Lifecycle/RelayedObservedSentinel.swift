@@ -26,22 +26,26 @@ private struct Untriggerable {
   var never: Never
 }
 
-/// The typed relayed sentinel: holds the observer and the observed object weakly, and hands the
-/// observed object to `detachFromLiveObject` when it is released while that object is alive.
+/// The typed relayed sentinel: holds the observer and the observed object weakly, runs the
+/// handler where its `HandlerDelivery` says, and hands the observed object to
+/// `detachFromLiveObject` when it is released while that object is alive.
 ///
 /// The sentinel is released when its registration ends, or with the observed object's registry.
 /// `detachFromLiveObject` undoes what the registration attached to the observed object (on Apple
 /// platforms, the association whose release removes the Foundation registration). It runs only
 /// with a strong reference to the object, so it never touches an object that another thread is
 /// deallocating; in that case the object's own deallocation does the undoing, on its thread.
+// @unchecked Sendable: immutable; the handler runs where `delivery` says.
 final class TypedRelayedObservedSentinel<Observer: AnyObject, Object: AnyObject, Payload>:
-  RelayedObservedSentinel<Payload>, @unchecked Sendable  // the handler runs on the notifying thread
+  RelayedObservedSentinel<Payload>, @unchecked Sendable
 {
   /// Weak: a weak load answers `nil` from the moment the observer's deallocation begins, on any
   /// thread, so nothing is delivered to a deallocating observer.
   private weak var observer: Observer?
   /// Weak for the same reason, and so that ``deinit`` can tell whether the object is still alive.
   private weak var object: Object?
+  /// Where the handler runs (see `HandlerDelivery`).
+  private let delivery: HandlerDelivery
   private let handler: (Observer, Object, Payload) -> Void
   private let detachFromLiveObject: (Object) -> Void
 
@@ -50,11 +54,13 @@ final class TypedRelayedObservedSentinel<Observer: AnyObject, Object: AnyObject,
     observation: KeyValueObservation,
     observer: Observer,
     object: Object,
+    delivery: HandlerDelivery,
     handler: @escaping (Observer, Object, Payload) -> Void,
     detachFromLiveObject: @escaping (Object) -> Void
   ) {
     self.observer = observer
     self.object = object
+    self.delivery = delivery
     self.handler = handler
     self.detachFromLiveObject = detachFromLiveObject
     super.init(
@@ -77,8 +83,16 @@ final class TypedRelayedObservedSentinel<Observer: AnyObject, Object: AnyObject,
   }
 
   override func relay(_ payload: Payload) {
-    // Checked per call: nothing may be delivered after cancel() returned, and a weak load keeps
-    // both sides alive for the duration of the handler once it succeeds.
+    guard case .synchronous = delivery else {
+      return delivery.run { self.deliverNow(payload) }
+    }
+    deliverNow(payload)
+  }
+
+  private func deliverNow(_ payload: Payload) {
+    // Checked per call, and where the handler runs: nothing may be delivered after cancel()
+    // returned there, and a weak load keeps both sides alive for the duration of the handler
+    // once it succeeds.
     guard observation.isActive, let observer, let object else { return }
     handler(observer, object, payload)
   }
@@ -94,6 +108,7 @@ final class TypedRelayedObservedSentinel<Observer: AnyObject, Object: AnyObject,
     observerRegistry: ObservationRegistry,
     object: Object,
     objectRegistry: ObservationRegistry,
+    delivery: HandlerDelivery,
     handler: @escaping (Observer, Object, Payload) -> Void,
     detachFromLiveObject: @escaping (Object) -> Void
   ) -> TypedRelayedObservedSentinel {
@@ -103,6 +118,7 @@ final class TypedRelayedObservedSentinel<Observer: AnyObject, Object: AnyObject,
       observation: observation,
       observer: observer,
       object: object,
+      delivery: delivery,
       handler: handler,
       detachFromLiveObject: detachFromLiveObject
     )

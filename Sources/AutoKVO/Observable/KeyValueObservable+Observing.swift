@@ -1,56 +1,8 @@
 import Dispatch
 
 extension KeyValueObservable {
-  #if canImport(ObjectiveC)
-    /// Observes `keyPath` of `object` until this observer or `object` is deallocated, whichever
-    /// goes first, with no teardown code.
-    ///
-    /// The handler receives this observer, the observed object and the change; it runs
-    /// synchronously on the thread that mutates `object`, with no AutoKVO lock held, so it may
-    /// mutate, register, cancel or release anything. It is never called once either side has
-    /// begun deallocating, and it is released when the registration ends.
-    ///
-    /// ```swift
-    /// badge.autoObserve(person, keyPath: \.name, options: [.initial, .new]) { badge, person, change in
-    ///     badge.text = change.newValue ?? ""
-    /// }
-    /// ```
-    ///
-    /// The key path may be a stored ``Observed`` property, a computed property that reads
-    /// `@Observed` properties, or a chain through other observable objects (`\.dog?.name`):
-    /// registration evaluates it and records which `@Observed` properties it reads, and, for
-    /// anything but a stored property, does so again after every change. A key path that reads no
-    /// `@Observed` property, declares no dependency and is not excluded from automatic
-    /// notification is reported as an ``ObservationDiagnostic``: it could only ever notify through
-    /// ``willChangeValue(for:)``.
-    ///
-    /// ## Threads and actors
-    ///
-    /// The handler runs synchronously on the mutating thread, as KVO's do, wherever the
-    /// registration was made: the Apple deployment targets AutoKVO supports (macOS 10.13, iOS 12)
-    /// predate Swift concurrency, so this form cannot capture the caller's actor. A `@MainActor`
-    /// observer whose object may change on another thread must register with
-    /// ``autoObserve(_:keyPath:options:deliveryQueue:changeHandler:)`` and `.main`. (On Linux
-    /// this method takes an `isolation:` parameter and captures the caller's actor by itself.)
-    ///
-    /// - Parameters:
-    ///   - object: The object to observe. It is not retained.
-    ///   - keyPath: The property to observe.
-    ///   - options: What to deliver; `[.old, .new]` by default. With `.initial`, the handler is
-    ///     called once before this method returns.
-    ///   - changeHandler: Called with the observer, the object and the change.
-    /// - Returns: A handle you may keep to cancel early, or drop: dropping it does not end the
-    ///   observation.
-    @discardableResult
-    public func autoObserve<Object: KeyValueObservable, Value>(
-      _ object: Object,
-      keyPath: KeyPath<Object, Value>,
-      options: ObservationOptions = [.old, .new],
-      changeHandler: @escaping (Self, Object, KeyValueChange<Value>) -> Void
-    ) -> KeyValueObservation {
-      register(object, keyPath, options, .synchronous, changeHandler)
-    }
-  #else
+  // `#isolation` needs a Swift 6 SDK; see Internal/PreSwift6SDK.swift for the other case.
+  #if !canImport(ObjectiveC) || canImport(Synchronization)
     /// Observes `keyPath` of `object` until this observer or `object` is deallocated, whichever
     /// goes first, with no teardown code.
     ///
@@ -88,11 +40,7 @@ extension KeyValueObservable {
     ///   ``autoObserve(_:keyPath:options:deliveryQueue:changeHandler:)`` with a serial queue
     ///   when order matters.
     ///
-    /// The `isolation` parameter records the caller's actor; leave it to its default. It exists
-    /// only on platforms whose deployment targets have Swift concurrency: on the Apple targets
-    /// AutoKVO supports the method has no such parameter and always runs the handler on the
-    /// mutating thread, so code shared with Apple platforms should pass
-    /// `deliveryQueue: .main` explicitly.
+    /// The `isolation` parameter records the caller's actor; leave it to its default.
     ///
     /// - Parameters:
     ///   - object: The object to observe. It is not retained.
@@ -111,8 +59,7 @@ extension KeyValueObservable {
       isolation: isolated (any Actor)? = #isolation,
       changeHandler: @escaping (Self, Object, KeyValueChange<Value>) -> Void
     ) -> KeyValueObservation {
-      register(
-        object, keyPath, options, isolation.map { .actor($0) } ?? .synchronous, changeHandler)
+      register(object, keyPath, options, .resolve(isolation: isolation), changeHandler)
     }
   #endif
 
@@ -164,7 +111,8 @@ extension KeyValueObservable {
     register(object, keyPath, options, .resolve(queue: deliveryQueue), changeHandler)
   }
 
-  private func register<Object: KeyValueObservable, Value>(
+  /// Registers `changeHandler`; what every engine form of `autoObserve` does.
+  func register<Object: KeyValueObservable, Value>(
     _ object: Object,
     _ keyPath: KeyPath<Object, Value>,
     _ options: ObservationOptions,
@@ -212,36 +160,7 @@ extension KeyValueObservable {
     return observation
   }
 
-  #if canImport(ObjectiveC)
-    /// Observes `keyPath` of every object in `objects`, as one `autoObserve` call per object: each
-    /// registration ends by itself when its object or this observer is deallocated. KVO's
-    /// `addObserver(_:toObjectsAt:forKeyPath:options:context:)`.
-    ///
-    /// ```swift
-    /// board.autoObserve(team.members, keyPath: \.status) { board, member, change in
-    ///     board.refresh(member)
-    /// }
-    /// ```
-    ///
-    /// The handler runs synchronously on the thread that mutates an object, as with the
-    /// single-object form.
-    ///
-    /// - Parameters:
-    ///   - objects: The objects to observe. None is retained.
-    ///   - keyPath: The property to observe on each.
-    ///   - options: What to deliver; `[.old, .new]` by default.
-    ///   - changeHandler: Called with the observer, the object that changed and the change.
-    /// - Returns: One handle per object, in the order of `objects`.
-    @discardableResult
-    public func autoObserve<Objects: Sequence, Value>(
-      _ objects: Objects,
-      keyPath: KeyPath<Objects.Element, Value>,
-      options: ObservationOptions = [.old, .new],
-      changeHandler: @escaping (Self, Objects.Element, KeyValueChange<Value>) -> Void
-    ) -> [KeyValueObservation] where Objects.Element: KeyValueObservable {
-      objects.map { register($0, keyPath, options, .synchronous, changeHandler) }
-    }
-  #else
+  #if !canImport(ObjectiveC) || canImport(Synchronization)
     /// Observes `keyPath` of every object in `objects`, as one `autoObserve` call per object: each
     /// registration ends by itself when its object or this observer is deallocated. KVO's
     /// `addObserver(_:toObjectsAt:forKeyPath:options:context:)`.
@@ -270,7 +189,7 @@ extension KeyValueObservable {
       isolation: isolated (any Actor)? = #isolation,
       changeHandler: @escaping (Self, Objects.Element, KeyValueChange<Value>) -> Void
     ) -> [KeyValueObservation] where Objects.Element: KeyValueObservable {
-      let delivery = isolation.map { HandlerDelivery.actor($0) } ?? .synchronous
+      let delivery = HandlerDelivery.resolve(isolation: isolation)
       return objects.map { register($0, keyPath, options, delivery, changeHandler) }
     }
   #endif
