@@ -51,7 +51,7 @@ struct AsyncChangesTests {
       return count
     }
     for await _ in started.stream { break }
-    while person.observationRegistry.observerCount == 0 { await Task.yield() }
+    #expect(await eventually { person.observationRegistry.observerCount == 1 })
     task.cancel()
     _ = await task.value
     #expect(person.observationRegistry.observerCount == 0)
@@ -169,6 +169,19 @@ actor Tally: KeyValueObservable {
   }
 }
 
+/// An actor that records, in its own state, every age it is told about.
+actor AgeLog: KeyValueObservable {
+  let observationRegistry = ObservationRegistry()
+  private(set) var ages: [Int] = []
+
+  func watch(_ person: Person) {
+    autoObserve(person, keyPath: \.age, options: .new) { [self] _, _, change in
+      self.assertIsolated()
+      self.ages.append(change.newValue!)
+    }
+  }
+}
+
 @Suite("Actors: a handler never runs off the actor it was registered from")
 struct ActorDeliveryTests {
   @MainActor
@@ -204,8 +217,23 @@ struct ActorDeliveryTests {
     await tally.watch(person)
     person.age = 1
     person.age = 2
-    while await tally.count < 2 { await Task.yield() }
+    #expect(await eventually { await tally.count >= 2 })
     #expect(await tally.count == 2)
+  }
+
+  @Test(
+    "An actor's handler receives changes made in quick succession on another thread in the order they were made"
+  )
+  func customActorOrder() async {
+    let person = Person(age: 0)
+    let log = AgeLog()
+    await log.watch(person)
+    let count = 500
+    Thread.detachNewThread {
+      for age in 1...count { person.age = age }
+    }
+    #expect(await eventually { await log.ages.count >= count })
+    #expect(await log.ages == Array(1...count))
   }
 
   @Test("A delivery queue receives every change in order, and nothing after cancel() on that queue")

@@ -243,7 +243,7 @@ struct RelayedRegistrationTests {
     let tally = RelayTally()
     let context = await tally.watch(notifier: notifier, object: object)
     Thread.detachNewThread { notifier.notify(context, "from another thread") }
-    while await tally.received.isEmpty { await Task.yield() }
+    #expect(await eventually { await !tally.received.isEmpty })
     #expect(await tally.received == ["from another thread"])
   }
 }

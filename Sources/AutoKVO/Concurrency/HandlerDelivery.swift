@@ -5,11 +5,11 @@ import Dispatch
 /// `.synchronous` is KVO's rule: on the mutating thread, during the change. A registration made
 /// with a delivery queue runs its handler on that queue: synchronously when the change happens
 /// on it, otherwise asynchronously there, in order. A registration made from an actor-isolated
-/// context runs its handler on that actor, since the handler assumes it.
+/// context runs its handler on that actor, since the handler assumes it, also in order.
 enum HandlerDelivery {
   case synchronous
   case queue(DispatchQueue)
-  case actor(any Actor)
+  case actor(ActorMailbox)
 
   /// The delivery for a handler registered with `queue`.
   static func resolve(queue: DispatchQueue) -> HandlerDelivery {
@@ -19,7 +19,10 @@ enum HandlerDelivery {
   /// The delivery for a handler registered from `isolation`: on that actor, or synchronously on
   /// the mutating thread when the registration was made from nonisolated code.
   static func resolve(isolation: (any Actor)?) -> HandlerDelivery {
-    isolation.map { .actor($0) } ?? .synchronous
+    guard let isolation else { return .synchronous }
+    // The main actor runs wherever the main queue runs, and that queue already keeps order.
+    if isolation === MainActor.shared { return .resolve(queue: .main) }
+    return .actor(ActorMailbox(isolation))
   }
 
   /// Runs `body` now when the caller is already where the handler must run, or schedules it.
@@ -31,12 +34,8 @@ enum HandlerDelivery {
       if DeliveryQueues.isCurrent(queue) { return body() }
       let transfer = DeliveryTransfer(body)
       queue.async { transfer.body() }
-    case .actor(let actor):
-      if actor === MainActor.shared {
-        return HandlerDelivery.queue(DeliveryQueues.marked(.main)).run(body)
-      }
-      let transfer = DeliveryTransfer(body)
-      Task { await transfer.run(isolatedTo: actor) }
+    case .actor(let mailbox):
+      mailbox.submit(body)
     }
   }
 
@@ -51,18 +50,59 @@ enum HandlerDelivery {
   }
 }
 
-/// Carries a delivery to the queue or actor where it runs.
-// @unchecked Sendable: the closure is run once, on the handler's queue or actor, which is where
-// the handler expects to run; the values it carries are the ones the handler receives.
+/// Carries a delivery to the queue where it runs.
+// @unchecked Sendable: the closure is run once, on the handler's queue, which is where the
+// handler expects to run; the values it carries are the ones the handler receives.
 final class DeliveryTransfer: @unchecked Sendable {
   let body: () -> Void
 
   init(_ body: @escaping () -> Void) {
     self.body = body
   }
+}
 
-  func run(isolatedTo actor: isolated any Actor) {
-    body()
+/// Runs deliveries isolated to one actor, in the order they were submitted.
+///
+/// A task per delivery would reach the actor in no particular order. Instead, deliveries wait in
+/// a list, and one task at a time drains it on the actor; a delivery submitted while a drain runs
+/// joins the list that drain will take next.
+// @unchecked Sendable: `state` is behind its own lock, `actor` is immutable, and each closure is
+// run once, on the actor, where its handler expects to run.
+final class ActorMailbox: @unchecked Sendable {
+  private let actor: any Actor
+  private let state = LockedValue(State())
+
+  private struct State {
+    var pending: [() -> Void] = []
+    var isDraining = false
+  }
+
+  init(_ actor: any Actor) {
+    self.actor = actor
+  }
+
+  func submit(_ body: @escaping () -> Void) {
+    let startsDrain = state.withLock { state in
+      state.pending.append(body)
+      defer { state.isDraining = true }
+      return !state.isDraining
+    }
+    if startsDrain {
+      Task { [self] in await drain(isolatedTo: actor) }
+    }
+  }
+
+  /// Runs every pending delivery, outside the lock, until none is left.
+  private func drain(isolatedTo actor: isolated any Actor) {
+    while true {
+      let batch = state.withLock { state in
+        defer { state.pending = [] }
+        if state.pending.isEmpty { state.isDraining = false }
+        return state.pending
+      }
+      if batch.isEmpty { return }
+      for body in batch { body() }
+    }
   }
 }
 

@@ -35,10 +35,8 @@ extension KeyValueObservable {
     /// - From the main actor (a `@MainActor` view model), it runs on the main actor: synchronously
     ///   when the change happens there, otherwise asynchronously through the main queue, in the
     ///   order of the changes.
-    /// - From another actor, it runs isolated to that actor, in a task of its own per change:
-    ///   changes made on other threads in quick succession may then arrive in another order. Use
-    ///   ``autoObserve(_:keyPath:options:deliveryQueue:changeHandler:)`` with a serial queue
-    ///   when order matters.
+    /// - From another actor, it runs isolated to that actor, asynchronously, in the order of the
+    ///   changes.
     ///
     /// The `isolation` parameter records the caller's actor; leave it to its default.
     ///
