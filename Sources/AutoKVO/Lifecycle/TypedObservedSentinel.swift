@@ -115,12 +115,30 @@ final class TypedObservedSentinel<Observer: AnyObject, Object: KeyValueObservabl
   }
 
   // MARK: Delivery
+  //
+  // This code runs unspecialized (the sentinel is created inside the generic `autoObserve`), so
+  // every generic local it declares costs a run-time metadata look-up of its type on every call,
+  // wherever the local is used: the optimizer hoists their stack allocations to the function's
+  // entry, and a generic `Optional.map` adds more. The paths every plain set takes therefore
+  // build one `KeyValueChange<Value>` field by field (two look-ups: it and `Value?`), and what only
+  // prior calls, collection changes, rediscovery and queued delivery need lives in functions of
+  // its own. Docs/Performance.md has the profile.
 
   private func collectionChange(_ change: ChangeDescriptor) -> ChangeDescriptor? {
     change.isCollectionShaped(for: keyPath) ? change : nil
   }
 
+  /// Returns the old value, boxed, as the token `didChange` receives, and sends the prior call.
   private func willChange(root: Object, collection: ChangeDescriptor?) -> Any? {
+    if options.contains(.prior) || collection != nil {
+      return willChangeWithPriorOrCollection(root: root, collection: collection)
+    }
+    return options.contains(.old) ? root[keyPath: keyPath] as Any : nil
+  }
+
+  @inline(never)
+  private func willChangeWithPriorOrCollection(root: Object, collection: ChangeDescriptor?) -> Any?
+  {
     var oldValue: Value?
     if options.contains(.old) {
       if let collection {
@@ -142,33 +160,52 @@ final class TypedObservedSentinel<Observer: AnyObject, Object: KeyValueObservabl
   }
 
   private func didChange(root: Object, collection: ChangeDescriptor?, token: Any?) {
+    var change = KeyValueChange<Value>(kind: .setting)
+    if let token {
+      change.oldValue = (token as! Value)
+    }
+    if rediscovers || collection != nil {
+      completeRediscoveringOrCollectionChange(&change, root: root, collection: collection)
+    } else if options.contains(.new) {
+      change.newValue = root[keyPath: keyPath]
+    }
+    deliver(change)
+  }
+
+  /// Fills in the new value of a key path whose dependencies are discovered again after every
+  /// change, and the kind, indexes and elements of a collection change.
+  @inline(never)
+  private func completeRediscoveringOrCollectionChange(
+    _ change: inout KeyValueChange<Value>,
+    root: Object,
+    collection: ChangeDescriptor?
+  ) {
     var newValue: Value?
     if rediscovers {
       let (value, dependencies) = Dependencies.discover(root: root, keyPath: keyPath)
       replaceRelays(with: dependencies, root: root)
       newValue = value
-    } else if collection == nil && options.contains(.new) {
-      newValue = root[keyPath: keyPath]
     }
     if let collection {
+      change.kind = collection.kind
+      change.indexes = collection.indexes
       newValue = collection.newElements.flatMap { $0 as? Value }
     }
-    let change = KeyValueChange(
-      kind: collection?.kind ?? .setting,
-      oldValue: token.map { $0 as! Value },
-      newValue: options.contains(.new) ? newValue : nil,
-      indexes: collection?.indexes
-    )
-    deliver(change)
+    change.newValue = options.contains(.new) ? newValue : nil
   }
 
+  @inline(__always)
   private func deliver(_ change: KeyValueChange<Value>) {
-    guard case .synchronous = delivery else {
-      return delivery.run { self.deliverNow(change) }
-    }
+    guard case .synchronous = delivery else { return schedule(change) }
     deliverNow(change)
   }
 
+  @inline(never)
+  private func schedule(_ change: KeyValueChange<Value>) {
+    delivery.run { self.deliverNow(change) }
+  }
+
+  @inline(__always)
   private func deliverNow(_ change: KeyValueChange<Value>) {
     // Checked per call, not per snapshot: an earlier handler in the same change may have
     // cancelled this registration, and nothing may be delivered after cancel() returns. Neither
