@@ -103,10 +103,11 @@ public final class ObservationRegistry: @unchecked Sendable {  // `state` is gua
     }
   }
 
-  /// Removes `sentinel` and returns it; see ``detach(_:)-(ObservedSentinel)``.
-  func detach(_ sentinel: ObserverSentinel) -> ObserverSentinel? {
+  /// Removes the observer-side sentinel of `observation` and returns it; see
+  /// ``detach(_:)``.
+  func detachObserverSide(of observation: KeyValueObservation) -> ObserverSentinel? {
     lock.withLock {
-      state.outgoing.removeFirst(where: { $0 === sentinel })
+      state.outgoing.removeFirst(where: { $0.observation === observation })
     }
   }
 

@@ -41,12 +41,13 @@ public final class KeyValueObservation: @unchecked Sendable {  // mutable state 
     set { autokvo_atomic_store_release(lifecycleWord, newValue.word) }
   }
 
-  // The two sentinels, linked without ownership: each is owned by its side's registry, which
-  // holds it until this registration ends. `unowned(unsafe)` is valid while `lifecycle` is
-  // active, and both are read only under `lock` while it is; a registry's deinit ends every
-  // registration it holds, under this lock, before releasing its sentinels.
+  // The observed-side sentinel and the observer's registry, linked without ownership: the sentinel
+  // is owned by the observed object's registry, and the observer's registry holds this
+  // registration's `ObserverSentinel`, until this registration ends. `unowned(unsafe)` is valid
+  // while `lifecycle` is active, and both are read only under `lock` while it is; a registry's
+  // deinit ends every registration it holds, under this lock, before releasing its sentinels.
   private unowned(unsafe) var observedSentinel: ObservedSentinel?
-  private unowned(unsafe) var observerSentinel: ObserverSentinel?
+  private unowned(unsafe) var observerRegistry: ObservationRegistry?
 
   init() {
     assert(
@@ -106,7 +107,7 @@ public final class KeyValueObservation: @unchecked Sendable {  // mutable state 
   /// attaching takes the registry's lock, which publishes these stores to every other thread.
   func attachUnpublished(observed: ObservedSentinel, observer: ObserverSentinel?) {
     observedSentinel = observed
-    observerSentinel = observer
+    observerRegistry = observer?.registry
   }
 
   /// Runs `body` under this registration's lifecycle lock. `body` may take registry locks, but
@@ -139,16 +140,16 @@ public final class KeyValueObservation: @unchecked Sendable {  // mutable state 
       }
       // A relay (an internal registration on an object inside a key-path chain) has no observer
       // side: its owner ends it.
-      let observer = observerSentinel
+      let observerRegistry = observerRegistry
       observedSentinel = nil
-      observerSentinel = nil
+      self.observerRegistry = nil
       switch action {
       case .detachBothSides:
-        return (observed.registry.detach(observed), observer.flatMap { $0.registry.detach($0) })
+        return (observed.registry.detach(observed), observerRegistry?.detachObserverSide(of: self))
       case .detachObservedSide:
         return (observed.registry.detach(observed), nil)
       case .detachObserverSide:
-        return (nil, observer.flatMap { $0.registry.detach($0) })
+        return (nil, observerRegistry?.detachObserverSide(of: self))
       case .none:
         return (nil, nil)
       }
