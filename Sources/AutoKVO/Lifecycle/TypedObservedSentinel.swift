@@ -4,8 +4,9 @@
 /// When the key path is more than one stored `@Observed` property — a computed property or a
 /// chain through other objects — its dependencies are discovered again after every change, and
 /// `RelaySentinel`s on the other objects it reaches forward their changes here.
-// @unchecked Sendable: `relays` is guarded by `observation`'s lock and the rest is immutable; the
-// handler, which need not be Sendable, runs on the mutating thread, as KVO's handlers do.
+// @unchecked Sendable: `uncommon.relays` is guarded by `observation`'s lock and the rest is
+// immutable; the handler, which need not be Sendable, runs where `delivery` says, as KVO's run on
+// the mutating thread.
 final class TypedObservedSentinel<Observer: AnyObject, Object: KeyValueObservable, Value>:
   ObservedSentinel, RelayReceiver, @unchecked Sendable
 {
@@ -22,13 +23,36 @@ final class TypedObservedSentinel<Observer: AnyObject, Object: KeyValueObservabl
 
   private let keyPath: KeyPath<Object, Value>
   private let options: ObservationOptions
-  private let rediscovers: Bool
-  /// Where the handler runs (see `HandlerDelivery`).
-  private let delivery: HandlerDelivery
   private let handler: (Observer, Object, KeyValueChange<Value>) -> Void
 
-  /// The relays this registration placed on other objects. Guarded by `observation`'s lock.
-  private var relays: [RelaySentinel] = []
+  /// What only some registrations need, out of line: `nil` for a handler that runs synchronously
+  /// on a single stored property, the common case, whose sentinel then fits a 112-byte heap block
+  /// instead of a 144-byte one (Docs/Performance.md).
+  private let uncommon: Uncommon?
+
+  private final class Uncommon {
+    /// Where the handler runs (see `HandlerDelivery`).
+    let delivery: HandlerDelivery
+    /// Whether the key path is more than one stored property, so that its dependencies are
+    /// discovered again after every change.
+    let rediscovers: Bool
+    /// The relays this registration placed on other objects. Guarded by `observation`'s lock.
+    var relays: [RelaySentinel] = []
+
+    init(delivery: HandlerDelivery, rediscovers: Bool) {
+      self.delivery = delivery
+      self.rediscovers = rediscovers
+    }
+  }
+
+  /// Where the handler runs (see `HandlerDelivery`).
+  private var delivery: HandlerDelivery {
+    uncommon?.delivery ?? .synchronous
+  }
+
+  private var rediscovers: Bool {
+    uncommon?.rediscovers ?? false
+  }
 
   init(
     registry: ObservationRegistry,
@@ -44,8 +68,11 @@ final class TypedObservedSentinel<Observer: AnyObject, Object: KeyValueObservabl
     self.observer = observer
     self.keyPath = keyPath
     self.options = options
-    self.delivery = delivery
-    self.rediscovers = dependencies.needsRediscovery
+    if case .synchronous = delivery, !dependencies.needsRediscovery {
+      self.uncommon = nil
+    } else {
+      self.uncommon = Uncommon(delivery: delivery, rediscovers: dependencies.needsRediscovery)
+    }
     self.handler = handler
     super.init(
       registry: registry,
@@ -59,7 +86,7 @@ final class TypedObservedSentinel<Observer: AnyObject, Object: KeyValueObservabl
   deinit {
     // The registration has ended (this sentinel is only released after its registry let it go):
     // its relays on other objects end with it. Runs outside every lock.
-    for relay in relays {
+    for relay in uncommon?.relays ?? [] {
       relay.observation.end(.cancelled)
     }
   }
@@ -219,13 +246,16 @@ final class TypedObservedSentinel<Observer: AnyObject, Object: KeyValueObservabl
   /// Installs freshly discovered dependencies: the triggers on the root object, and one relay
   /// per other object, keeping the relays that still match and ending the others.
   private func replaceRelays(with dependencies: Dependencies, root: Object) {
+    guard let uncommon else {
+      preconditionFailure("relays replaced for a registration that does not rediscover")
+    }
     let triggers = Array(dependencies.rootTriggers.dropFirst())
     root.observationRegistry.withState { _ in extraTriggers = triggers }
 
     // Under the lifecycle lock the engine may take registry locks (attaching new relays), never
     // another lifecycle lock: retired relays are ended after it is released.
     let retired = observation.withLock { () -> [RelaySentinel] in
-      var retired = relays
+      var retired = uncommon.relays
       var kept: [RelaySentinel] = []
       for target in dependencies.relays {
         if let index = retired.firstIndex(where: { $0.matches(target) }) {
@@ -234,7 +264,7 @@ final class TypedObservedSentinel<Observer: AnyObject, Object: KeyValueObservabl
           kept.append(RelaySentinel.attach(to: target, receiver: self))
         }
       }
-      relays = kept
+      uncommon.relays = kept
       return retired
     }
     for relay in retired {
