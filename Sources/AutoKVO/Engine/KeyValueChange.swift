@@ -45,5 +45,19 @@ public struct KeyValueChange<Value> {
   }
 }
 
+extension KeyValueChange {
+  /// A change of `kind` with nothing else set yet. Assigning the fields one by one lets the
+  /// engine's unspecialized code build a change without optional temporaries, each of which would
+  /// cost a run-time metadata look-up.
+  @inline(__always)
+  init(kind: ChangeKind) {
+    self.kind = kind
+    oldValue = nil
+    newValue = nil
+    indexes = nil
+    isPrior = false
+  }
+}
+
 extension KeyValueChange: Sendable where Value: Sendable {}
 extension KeyValueChange: Equatable where Value: Equatable {}

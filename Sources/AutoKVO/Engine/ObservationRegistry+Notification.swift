@@ -1,7 +1,16 @@
 import _AutoKVOShims
 
-/// A change's registrations, each with the token it returned before the change.
-typealias PendingNotifications = [(sentinel: ObservedSentinel, token: Any?)]
+/// A change's registrations, each with the token it returned before the change. The first is
+/// stored inline: a change that concerns one registration allocates nothing for it.
+typealias PendingNotifications = InlineFirstArray<PendingNotification>
+
+/// One registration a change concerns, with the token (the old value, if any) it returned before
+/// the change. A struct rather than a tuple: the compiler copies an optional tuple holding an
+/// existential through the runtime's generic value witnesses, several times slower.
+struct PendingNotification {
+  let sentinel: ObservedSentinel
+  let token: Any?
+}
 
 extension ObservationRegistry {
   /// Performs `change`, an automatic set of `keyPath` on `object`, notifying the registrations it
@@ -102,8 +111,8 @@ extension ObservationRegistry {
   ) -> PendingNotifications {
     // The snapshot is taken once: a registration made by a handler during this change is not
     // notified of it.
-    sentinels(triggeredBy: descriptor.keyPath, automatic: automatic).map { sentinel in
-      (sentinel, sentinel.willChange(of: object, descriptor))
+    sentinels(triggeredBy: descriptor.keyPath, automatic: automatic).mapElements { sentinel in
+      PendingNotification(sentinel: sentinel, token: sentinel.willChange(of: object, descriptor))
     }
   }
 
@@ -112,8 +121,8 @@ extension ObservationRegistry {
     _ descriptor: ChangeDescriptor,
     _ notifications: PendingNotifications
   ) {
-    for (sentinel, token) in notifications {
-      sentinel.didChange(of: object, descriptor, token: token)
+    notifications.forEachElement { notification in
+      notification.sentinel.didChange(of: object, descriptor, token: notification.token)
     }
   }
 }

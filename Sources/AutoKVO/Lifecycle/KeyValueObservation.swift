@@ -1,3 +1,5 @@
+import _AutoKVOShims
+
 /// A handle to one registration, which ends by itself exactly once when the observer or the
 /// observed object is deallocated, or earlier when you call ``cancel()``.
 ///
@@ -16,19 +18,42 @@
 /// or queried from any thread or actor. It retains neither side of the registration, nor the
 /// handler.
 public final class KeyValueObservation: @unchecked Sendable {  // mutable state guarded by `lock`
+  // The lifecycle, as `RegistrationLifecycle.word`. Written only under `lock`, with a release
+  // store; read under `lock`, or without it by the "still active?" check before each delivery
+  // (`isActive`), with an acquire load. It must stay the first stored property: it is accessed
+  // only through `lifecycleWord`, the address of the first stored property, because Swift offers
+  // no atomic stored property on the Apple deployment targets and a separate allocation per
+  // registration would cost 32 bytes. The initial value is published with the registration, by
+  // the registry lock taken to attach it.
+  private var lifecycleStorage = RegistrationLifecycle.activeWord
+
   private var lock: Lock { LifecycleLocks.lock(for: self) }
 
-  // Guarded by `lock`.
-  private var lifecycle = RegistrationLifecycle()
+  /// The address of `lifecycleStorage`: a class lays out its stored properties in declaration
+  /// order, right after the object header.
+  private var lifecycleWord: UnsafeMutablePointer<Int> {
+    _getUnsafePointerToStoredProperties(self).assumingMemoryBound(to: Int.self)
+  }
 
-  // The two sentinels, linked without ownership: each is owned by its side's registry, which
-  // holds it until this registration ends. `unowned(unsafe)` is valid while `lifecycle` is
-  // active, and both are read only under `lock` while it is; a registry's deinit ends every
-  // registration it holds, under this lock, before releasing its sentinels.
+  // Read and written under `lock` only.
+  private var lifecycle: RegistrationLifecycle {
+    get { RegistrationLifecycle(word: autokvo_atomic_load_relaxed(lifecycleWord)) }
+    set { autokvo_atomic_store_release(lifecycleWord, newValue.word) }
+  }
+
+  // The observed-side sentinel and the observer's registry, linked without ownership: the sentinel
+  // is owned by the observed object's registry, and the observer's registry holds this
+  // registration's `ObserverSentinel`, until this registration ends. `unowned(unsafe)` is valid
+  // while `lifecycle` is active, and both are read only under `lock` while it is; a registry's
+  // deinit ends every registration it holds, under this lock, before releasing its sentinels.
   private unowned(unsafe) var observedSentinel: ObservedSentinel?
-  private unowned(unsafe) var observerSentinel: ObserverSentinel?
+  private unowned(unsafe) var observerRegistry: ObservationRegistry?
 
-  init() {}
+  init() {
+    assert(
+      withUnsafeMutablePointer(to: &lifecycleStorage) { $0 == lifecycleWord },
+      "lifecycleStorage must be the first stored property of KeyValueObservation")
+  }
 
   /// The handle of a registration that was refused (bad input, reported as a diagnostic): it is
   /// already ended, and nothing was attached anywhere.
@@ -53,8 +78,21 @@ public final class KeyValueObservation: @unchecked Sendable {  // mutable state 
     end(.cancelled)
   }
 
+  /// Whether the registration is still active; checked before every delivery, without a lock.
+  ///
+  /// The guarantee it serves: nothing is delivered after ``cancel()`` returned on the delivering
+  /// thread, nor for a change that began after it returned anywhere. The ending store happens
+  /// under the lifecycle lock before `cancel()` (or a registry's `deinit`) returns, so a check
+  /// that comes after the return in program order, or after anything that synchronizes with it
+  /// (the mutating thread learning of the cancellation through a lock, a queue or an actor),
+  /// reads the ended state: an atomic word cannot be read older than a store that happens before
+  /// the read. A delivery that passed its check on another thread just before the store may still
+  /// run while `cancel()` returns — exactly as with the lock, which was released before the
+  /// handler ran, and as with KVO's `removeObserver` racing a change on another thread.
+  /// The acquire pairs with the release store only for clarity: the check reads nothing else the
+  /// ending thread wrote.
   var isActive: Bool {
-    lock.withLock { lifecycle.isActive }
+    autokvo_atomic_load_acquire(lifecycleWord) == RegistrationLifecycle.activeWord
   }
 
   /// Why the registration ended, or `nil` while it is active. For tests.
@@ -69,7 +107,7 @@ public final class KeyValueObservation: @unchecked Sendable {  // mutable state 
   /// attaching takes the registry's lock, which publishes these stores to every other thread.
   func attachUnpublished(observed: ObservedSentinel, observer: ObserverSentinel?) {
     observedSentinel = observed
-    observerSentinel = observer
+    observerRegistry = observer?.registry
   }
 
   /// Runs `body` under this registration's lifecycle lock. `body` may take registry locks, but
@@ -102,16 +140,16 @@ public final class KeyValueObservation: @unchecked Sendable {  // mutable state 
       }
       // A relay (an internal registration on an object inside a key-path chain) has no observer
       // side: its owner ends it.
-      let observer = observerSentinel
+      let observerRegistry = observerRegistry
       observedSentinel = nil
-      observerSentinel = nil
+      self.observerRegistry = nil
       switch action {
       case .detachBothSides:
-        return (observed.registry.detach(observed), observer.flatMap { $0.registry.detach($0) })
+        return (observed.registry.detach(observed), observerRegistry?.detachObserverSide(of: self))
       case .detachObservedSide:
         return (observed.registry.detach(observed), nil)
       case .detachObserverSide:
-        return (nil, observer.flatMap { $0.registry.detach($0) })
+        return (nil, observerRegistry?.detachObserverSide(of: self))
       case .none:
         return (nil, nil)
       }

@@ -59,17 +59,17 @@ class ObservedSentinel: @unchecked Sendable {
   }
 }
 
-/// The half of a registration that the observer's registry owns; its only job is to end the
+/// The half of a registration that the observer's registry holds; its only job is to end the
 /// registration when the observer is deallocated.
-final class ObserverSentinel: @unchecked Sendable {  // immutable after init
-  /// The observer's registry, which owns this sentinel. `unowned(unsafe)` for the same reasons,
-  /// and under the same rule, as ``ObservedSentinel/registry``.
+///
+/// A value, stored in the registry's list, rather than an object: it needs no identity (the
+/// registry finds it by its `observation`), and a heap block per registration would cost 48 bytes.
+struct ObserverSentinel {
+  /// The observer's registry, which holds this sentinel. `unowned(unsafe)` for the same reasons,
+  /// and under the same rule, as ``ObservedSentinel/registry``: `KeyValueObservation` keeps a copy
+  /// and reads it only under its lifecycle lock while the registration is active.
   unowned(unsafe) let registry: ObservationRegistry
 
+  /// The registration; the observer's registry holds it strongly through this sentinel.
   let observation: KeyValueObservation
-
-  init(registry: ObservationRegistry, observation: KeyValueObservation) {
-    self.registry = registry
-    self.observation = observation
-  }
 }

@@ -5,8 +5,8 @@
 /// registration's lifecycle lock while calling ``end(_:)`` and performs the returned action.
 struct RegistrationLifecycle: Sendable {
   /// Why a registration ended.
-  enum EndReason: Sendable, Equatable {
-    case cancelled
+  enum EndReason: Int, Sendable, Equatable {
+    case cancelled = 1
     case observerDeallocated
     case observedDeallocated
   }
@@ -29,6 +29,25 @@ struct RegistrationLifecycle: Sendable {
   }
 
   private(set) var state = State.active
+
+  init() {}
+
+  /// The lifecycle stored in one word: ``activeWord`` while active, otherwise the end reason's raw
+  /// value. `KeyValueObservation` keeps it in an atomic word so that the "still active?" check
+  /// before each delivery needs no lock.
+  init(word: Int) {
+    state = EndReason(rawValue: word).map { .ended($0) } ?? .active
+  }
+
+  /// The word that stands for ``State/active``.
+  static let activeWord = 0
+
+  var word: Int {
+    switch state {
+    case .active: Self.activeWord
+    case .ended(let reason): reason.rawValue
+    }
+  }
 
   var isActive: Bool { state == .active }
 

@@ -4,8 +4,9 @@
 /// When the key path is more than one stored `@Observed` property — a computed property or a
 /// chain through other objects — its dependencies are discovered again after every change, and
 /// `RelaySentinel`s on the other objects it reaches forward their changes here.
-// @unchecked Sendable: `relays` is guarded by `observation`'s lock and the rest is immutable; the
-// handler, which need not be Sendable, runs on the mutating thread, as KVO's handlers do.
+// @unchecked Sendable: `uncommon.relays` is guarded by `observation`'s lock and the rest is
+// immutable; the handler, which need not be Sendable, runs where `delivery` says, as KVO's run on
+// the mutating thread.
 final class TypedObservedSentinel<Observer: AnyObject, Object: KeyValueObservable, Value>:
   ObservedSentinel, RelayReceiver, @unchecked Sendable
 {
@@ -22,13 +23,36 @@ final class TypedObservedSentinel<Observer: AnyObject, Object: KeyValueObservabl
 
   private let keyPath: KeyPath<Object, Value>
   private let options: ObservationOptions
-  private let rediscovers: Bool
-  /// Where the handler runs (see `HandlerDelivery`).
-  private let delivery: HandlerDelivery
   private let handler: (Observer, Object, KeyValueChange<Value>) -> Void
 
-  /// The relays this registration placed on other objects. Guarded by `observation`'s lock.
-  private var relays: [RelaySentinel] = []
+  /// What only some registrations need, out of line: `nil` for a handler that runs synchronously
+  /// on a single stored property, the common case, whose sentinel then fits a 112-byte heap block
+  /// instead of a 144-byte one (Docs/Performance.md).
+  private let uncommon: Uncommon?
+
+  private final class Uncommon {
+    /// Where the handler runs (see `HandlerDelivery`).
+    let delivery: HandlerDelivery
+    /// Whether the key path is more than one stored property, so that its dependencies are
+    /// discovered again after every change.
+    let rediscovers: Bool
+    /// The relays this registration placed on other objects. Guarded by `observation`'s lock.
+    var relays: [RelaySentinel] = []
+
+    init(delivery: HandlerDelivery, rediscovers: Bool) {
+      self.delivery = delivery
+      self.rediscovers = rediscovers
+    }
+  }
+
+  /// Where the handler runs (see `HandlerDelivery`).
+  private var delivery: HandlerDelivery {
+    uncommon?.delivery ?? .synchronous
+  }
+
+  private var rediscovers: Bool {
+    uncommon?.rediscovers ?? false
+  }
 
   init(
     registry: ObservationRegistry,
@@ -44,8 +68,11 @@ final class TypedObservedSentinel<Observer: AnyObject, Object: KeyValueObservabl
     self.observer = observer
     self.keyPath = keyPath
     self.options = options
-    self.delivery = delivery
-    self.rediscovers = dependencies.needsRediscovery
+    if case .synchronous = delivery, !dependencies.needsRediscovery {
+      self.uncommon = nil
+    } else {
+      self.uncommon = Uncommon(delivery: delivery, rediscovers: dependencies.needsRediscovery)
+    }
     self.handler = handler
     super.init(
       registry: registry,
@@ -59,7 +86,7 @@ final class TypedObservedSentinel<Observer: AnyObject, Object: KeyValueObservabl
   deinit {
     // The registration has ended (this sentinel is only released after its registry let it go):
     // its relays on other objects end with it. Runs outside every lock.
-    for relay in relays {
+    for relay in uncommon?.relays ?? [] {
       relay.observation.end(.cancelled)
     }
   }
@@ -115,12 +142,30 @@ final class TypedObservedSentinel<Observer: AnyObject, Object: KeyValueObservabl
   }
 
   // MARK: Delivery
+  //
+  // This code runs unspecialized (the sentinel is created inside the generic `autoObserve`), so
+  // every generic local it declares costs a run-time metadata look-up of its type on every call,
+  // wherever the local is used: the optimizer hoists their stack allocations to the function's
+  // entry, and a generic `Optional.map` adds more. The paths every plain set takes therefore
+  // build one `KeyValueChange<Value>` field by field (two look-ups: it and `Value?`), and what only
+  // prior calls, collection changes, rediscovery and queued delivery need lives in functions of
+  // its own. Docs/Performance.md has the profile.
 
   private func collectionChange(_ change: ChangeDescriptor) -> ChangeDescriptor? {
     change.isCollectionShaped(for: keyPath) ? change : nil
   }
 
+  /// Returns the old value, boxed, as the token `didChange` receives, and sends the prior call.
   private func willChange(root: Object, collection: ChangeDescriptor?) -> Any? {
+    if options.contains(.prior) || collection != nil {
+      return willChangeWithPriorOrCollection(root: root, collection: collection)
+    }
+    return options.contains(.old) ? root[keyPath: keyPath] as Any : nil
+  }
+
+  @inline(never)
+  private func willChangeWithPriorOrCollection(root: Object, collection: ChangeDescriptor?) -> Any?
+  {
     var oldValue: Value?
     if options.contains(.old) {
       if let collection {
@@ -142,33 +187,52 @@ final class TypedObservedSentinel<Observer: AnyObject, Object: KeyValueObservabl
   }
 
   private func didChange(root: Object, collection: ChangeDescriptor?, token: Any?) {
+    var change = KeyValueChange<Value>(kind: .setting)
+    if let token {
+      change.oldValue = (token as! Value)
+    }
+    if rediscovers || collection != nil {
+      completeRediscoveringOrCollectionChange(&change, root: root, collection: collection)
+    } else if options.contains(.new) {
+      change.newValue = root[keyPath: keyPath]
+    }
+    deliver(change)
+  }
+
+  /// Fills in the new value of a key path whose dependencies are discovered again after every
+  /// change, and the kind, indexes and elements of a collection change.
+  @inline(never)
+  private func completeRediscoveringOrCollectionChange(
+    _ change: inout KeyValueChange<Value>,
+    root: Object,
+    collection: ChangeDescriptor?
+  ) {
     var newValue: Value?
     if rediscovers {
       let (value, dependencies) = Dependencies.discover(root: root, keyPath: keyPath)
       replaceRelays(with: dependencies, root: root)
       newValue = value
-    } else if collection == nil && options.contains(.new) {
-      newValue = root[keyPath: keyPath]
     }
     if let collection {
+      change.kind = collection.kind
+      change.indexes = collection.indexes
       newValue = collection.newElements.flatMap { $0 as? Value }
     }
-    let change = KeyValueChange(
-      kind: collection?.kind ?? .setting,
-      oldValue: token.map { $0 as! Value },
-      newValue: options.contains(.new) ? newValue : nil,
-      indexes: collection?.indexes
-    )
-    deliver(change)
+    change.newValue = options.contains(.new) ? newValue : nil
   }
 
+  @inline(__always)
   private func deliver(_ change: KeyValueChange<Value>) {
-    guard case .synchronous = delivery else {
-      return delivery.run { self.deliverNow(change) }
-    }
+    guard case .synchronous = delivery else { return schedule(change) }
     deliverNow(change)
   }
 
+  @inline(never)
+  private func schedule(_ change: KeyValueChange<Value>) {
+    delivery.run { self.deliverNow(change) }
+  }
+
+  @inline(__always)
   private func deliverNow(_ change: KeyValueChange<Value>) {
     // Checked per call, not per snapshot: an earlier handler in the same change may have
     // cancelled this registration, and nothing may be delivered after cancel() returns. Neither
@@ -182,13 +246,16 @@ final class TypedObservedSentinel<Observer: AnyObject, Object: KeyValueObservabl
   /// Installs freshly discovered dependencies: the triggers on the root object, and one relay
   /// per other object, keeping the relays that still match and ending the others.
   private func replaceRelays(with dependencies: Dependencies, root: Object) {
+    guard let uncommon else {
+      preconditionFailure("relays replaced for a registration that does not rediscover")
+    }
     let triggers = Array(dependencies.rootTriggers.dropFirst())
     root.observationRegistry.withState { _ in extraTriggers = triggers }
 
     // Under the lifecycle lock the engine may take registry locks (attaching new relays), never
     // another lifecycle lock: retired relays are ended after it is released.
     let retired = observation.withLock { () -> [RelaySentinel] in
-      var retired = relays
+      var retired = uncommon.relays
       var kept: [RelaySentinel] = []
       for target in dependencies.relays {
         if let index = retired.firstIndex(where: { $0.matches(target) }) {
@@ -197,7 +264,7 @@ final class TypedObservedSentinel<Observer: AnyObject, Object: KeyValueObservabl
           kept.append(RelaySentinel.attach(to: target, receiver: self))
         }
       }
-      relays = kept
+      uncommon.relays = kept
       return retired
     }
     for relay in retired {
