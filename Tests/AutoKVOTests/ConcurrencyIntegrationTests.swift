@@ -112,7 +112,6 @@ final class NameLabel: KeyValueObservable {
   let observationRegistry = ObservationRegistry()
   var text = ""
   var deliveredOnMainThread: [Bool] = []
-  private var waiter: CheckedContinuation<Void, Never>?
 
   /// Binds through the registration's isolation (captured automatically), or explicitly
   /// through the main queue.
@@ -120,8 +119,6 @@ final class NameLabel: KeyValueObservable {
     let handler: (NameLabel, Person, KeyValueChange<String>) -> Void = { label, _, change in
       label.text = change.newValue ?? ""
       label.deliveredOnMainThread.append(Self.isOnMainQueue)
-      label.waiter?.resume()
-      label.waiter = nil
     }
     if explicitly {
       autoObserve(
@@ -145,14 +142,6 @@ final class NameLabel: KeyValueObservable {
     DispatchQueue.main.setSpecific(key: key.key, value: ())
     return key
   }()
-
-  /// Returns once `count` deliveries have arrived, however many had arrived before the call:
-  /// a delivery that lands before the wait begins is not lost.
-  func waitForDeliveries(_ count: Int) async {
-    while deliveredOnMainThread.count < count {
-      await withCheckedContinuation { waiter = $0 }
-    }
-  }
 }
 
 /// An actor that observes a model; its handler touches actor state.
@@ -193,7 +182,7 @@ struct ActorDeliveryTests {
     let label = NameLabel()
     label.bind(to: person)
     Thread.detachNewThread { person.name = "Bob" }
-    await label.waitForDeliveries(1)
+    #expect(await eventually { label.deliveredOnMainThread.count == 1 })
     #expect(label.text == "Bob")
     #expect(label.deliveredOnMainThread == [true])
   }

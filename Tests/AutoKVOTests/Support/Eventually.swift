@@ -5,7 +5,9 @@ import Foundation
 /// A test that waits for an asynchronous delivery uses this instead of an open-ended loop, so that
 /// a delivery that never comes fails the test instead of stalling the whole run.
 func eventually(
-  within seconds: Double = 60, _ condition: () async -> Bool
+  within seconds: Double = 60,
+  isolation: isolated (any Actor)? = #isolation,
+  _ condition: () async -> Bool
 ) async -> Bool {
   let deadline = Date(timeIntervalSinceNow: seconds)
   while Date() < deadline {
