@@ -251,3 +251,41 @@ struct ActorDeliveryTests {
     #expect(watcher.log == ["sync"])
   }
 }
+
+/// A main-actor inspector ported from `observeValue(forKeyPath:of:change:context:)`, whose
+/// conformance is isolated to the main actor, so its callback assumes the main actor.
+@MainActor
+final class MainActorInspector: @MainActor KeyValueObserving {
+  let observationRegistry = ObservationRegistry()
+  var names: [String] = []
+  var deliveredOnMainThread: [Bool] = []
+
+  func watch(_ person: Person) {
+    autoObserve(person, keyPath: \.name, options: .new, context: nil)
+  }
+
+  func observeValue(
+    forKeyPath keyPath: AnyKeyPath, of object: AnyObject, change: AnyKeyValueChange,
+    context: UnsafeMutableRawPointer?
+  ) {
+    names.append(change.newValue(as: String.self) ?? "")
+    deliveredOnMainThread.append(NameLabel.isOnMainQueue)
+  }
+}
+
+@Suite("Classic callbacks and actors")
+struct ClassicCallbackActorTests {
+  @MainActor
+  @Test(
+    "A classic callback registered on the main actor runs there when the object changes on another thread"
+  )
+  func classicMainActorHop() async {
+    let person = Person()
+    let inspector = MainActorInspector()
+    inspector.watch(person)
+    Thread.detachNewThread { person.name = "Eve" }
+    #expect(await eventually { inspector.names.count == 1 })
+    #expect(inspector.names == ["Eve"])
+    #expect(inspector.deliveredOnMainThread == [true])
+  }
+}

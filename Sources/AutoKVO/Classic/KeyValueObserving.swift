@@ -1,7 +1,7 @@
 /// An observer that receives its notifications through one classic KVO-style callback, for code
 /// ported from `NSObject`'s `observeValue(forKeyPath:of:change:context:)`.
 ///
-/// Register with ``autoObserve(_:keyPath:options:context:)`` — no closure, no teardown:
+/// Register with ``autoObserve(_:keyPath:options:context:isolation:)`` — no closure, no teardown:
 ///
 /// ```swift
 /// final class Inspector: KeyValueObserving {
@@ -24,7 +24,8 @@
 /// deallocated, like every AutoKVO registration.
 ///
 /// Like ``KeyValueObservable``, it does not require `Sendable`; the callback runs on the thread
-/// that mutates the observed object.
+/// that mutates the observed object, or on the registering actor (see
+/// ``autoObserve(_:keyPath:options:context:isolation:)``).
 public protocol KeyValueObserving: KeyValueObservable {
   /// Receives a change of `keyPath` of `object`, registered with `context`.
   ///
@@ -42,30 +43,48 @@ public protocol KeyValueObserving: KeyValueObservable {
 }
 
 extension KeyValueObserving {
-  /// Observes `keyPath` of `object`, delivering to
-  /// ``observeValue(forKeyPath:of:change:context:)``, until this observer or `object` is
-  /// deallocated — the one-call replacement for KVO's `addObserver(_:forKeyPath:options:context:)`.
-  ///
-  /// Everything the closure form of `autoObserve` promises holds: no retain of either side,
-  /// exactly-once teardown, no delivery to a deallocated observer. The callback runs
-  /// synchronously on the thread that mutates `object`, on every platform.
-  ///
-  /// - Parameters:
-  ///   - object: The object to observe. It is not retained.
-  ///   - keyPath: The property to observe.
-  ///   - options: What to deliver; `[.old, .new]` by default.
-  ///   - context: A pointer passed back unchanged to every callback, to tell registrations apart.
-  /// - Returns: A handle you may keep to cancel early, or drop.
-  @discardableResult
-  public func autoObserve<Object: KeyValueObservable, Value>(
+  // `#isolation` needs a Swift 6 SDK; see Internal/PreSwift6SDK.swift for the other case.
+  #if !canImport(ObjectiveC) || canImport(Synchronization)
+    /// Observes `keyPath` of `object`, delivering to
+    /// ``observeValue(forKeyPath:of:change:context:)``, until this observer or `object` is
+    /// deallocated — the one-call replacement for KVO's `addObserver(_:forKeyPath:options:context:)`.
+    ///
+    /// Everything the closure form of `autoObserve` promises holds: no retain of either side,
+    /// exactly-once teardown, no delivery to a deallocated observer. The callback runs where the
+    /// closure form runs its handler: synchronously on the thread that mutates `object` when
+    /// registered from nonisolated code, as KVO's does, and on the caller's actor when
+    /// registered from one (an observer whose conformance is isolated to the main actor, say).
+    ///
+    /// - Parameters:
+    ///   - object: The object to observe. It is not retained.
+    ///   - keyPath: The property to observe.
+    ///   - options: What to deliver; `[.old, .new]` by default.
+    ///   - context: A pointer passed back unchanged to every callback, to tell registrations apart.
+    ///   - isolation: The caller's actor, captured by default; the callback runs there.
+    /// - Returns: A handle you may keep to cancel early, or drop.
+    @discardableResult
+    public func autoObserve<Object: KeyValueObservable, Value>(
+      _ object: Object,
+      keyPath: KeyPath<Object, Value>,
+      options: ObservationOptions = [.old, .new],
+      context: UnsafeMutableRawPointer? = nil,
+      isolation: isolated (any Actor)? = #isolation
+    ) -> KeyValueObservation {
+      registerClassic(object, keyPath, options, context, .resolve(isolation: isolation))
+    }
+  #endif
+
+  /// Registers a delivery to ``observeValue(forKeyPath:of:change:context:)``.
+  func registerClassic<Object: KeyValueObservable, Value>(
     _ object: Object,
-    keyPath: KeyPath<Object, Value>,
-    options: ObservationOptions = [.old, .new],
-    context: UnsafeMutableRawPointer? = nil
+    _ keyPath: KeyPath<Object, Value>,
+    _ options: ObservationOptions,
+    _ context: UnsafeMutableRawPointer?,
+    _ delivery: HandlerDelivery
   ) -> KeyValueObservation {
     // The context is an opaque token for the observer; it is kept as an address, never read.
     let contextAddress = UInt(bitPattern: context)
-    return register(object, keyPath, options, .synchronous) { observer, object, change in
+    return register(object, keyPath, options, delivery) { observer, object, change in
       observer.observeValue(
         forKeyPath: keyPath,
         of: object,

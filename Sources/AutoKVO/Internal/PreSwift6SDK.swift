@@ -8,7 +8,8 @@
 // arrived with the same SDKs, tells the two apart.
 //
 // No user build compiles this file's contents. Keep each signature identical to its documented
-// twin (KeyValueObservable+Observing.swift and Apple/NSObject+AutoObserve.swift).
+// twin (KeyValueObservable+Observing.swift, Classic/KeyValueObserving.swift and
+// Apple/NSObject+AutoObserve.swift).
 #if canImport(ObjectiveC) && !canImport(Synchronization)
   import Foundation
 
@@ -46,6 +47,19 @@
     ) -> KeyValueObservation {
       observeChoosingEngineWithOwnRegistry(
         object, keyPath, options, .resolve(isolation: isolation), changeHandler)
+    }
+  }
+
+  extension KeyValueObserving {
+    @discardableResult
+    public func autoObserve<Object: KeyValueObservable, Value>(
+      _ object: Object,
+      keyPath: KeyPath<Object, Value>,
+      options: ObservationOptions = [.old, .new],
+      context: UnsafeMutableRawPointer? = nil,
+      isolation: isolated (any Actor)? = nil
+    ) -> KeyValueObservation {
+      registerClassic(object, keyPath, options, context, .resolve(isolation: isolation))
     }
   }
 
