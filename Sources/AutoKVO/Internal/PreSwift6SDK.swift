@@ -14,6 +14,7 @@
   import Foundation
 
   extension KeyValueObservable {
+    /// The same registration as its documented twin, for an SDK without `#isolation`.
     @discardableResult
     public func autoObserve<Object: KeyValueObservable, Value>(
       _ object: Object,
@@ -25,6 +26,7 @@
       register(object, keyPath, options, .resolve(isolation: isolation), changeHandler)
     }
 
+    /// The same registration as its documented twin, for an SDK without `#isolation`.
     @discardableResult
     public func autoObserve<Objects: Sequence, Value>(
       _ objects: Objects,
@@ -37,6 +39,7 @@
       return objects.map { register($0, keyPath, options, delivery, changeHandler) }
     }
 
+    /// The same registration as its documented twin, for an SDK without `#isolation`.
     @discardableResult
     public func autoObserve<Object: NSObject & KeyValueObservable, Value>(
       _ object: Object,
@@ -51,6 +54,7 @@
   }
 
   extension KeyValueObserving {
+    /// The same registration as its documented twin, for an SDK without `#isolation`.
     @discardableResult
     public func autoObserve<Object: KeyValueObservable, Value>(
       _ object: Object,
@@ -64,6 +68,7 @@
   }
 
   extension KeyValueObserver {
+    /// The same registration as its documented twin, for an SDK without `#isolation`.
     @discardableResult
     public func autoObserve<Object: NSObject, Value>(
       _ object: Object,
@@ -75,6 +80,7 @@
       observeWithFoundation(object, keyPath, options, .resolve(isolation: isolation), changeHandler)
     }
 
+    /// The same registration as its documented twin, for an SDK without `#isolation`.
     @discardableResult
     public func autoObserve<Object: KeyValueObservable, Value>(
       _ object: Object,
@@ -87,6 +93,7 @@
         object, keyPath, options, .resolve(isolation: isolation), changeHandler)
     }
 
+    /// The same registration as its documented twin, for an SDK without `#isolation`.
     @discardableResult
     public func autoObserve<Object: NSObject & KeyValueObservable, Value>(
       _ object: Object,
