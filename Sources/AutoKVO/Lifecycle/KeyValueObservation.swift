@@ -135,11 +135,12 @@ public final class KeyValueObservation: @unchecked Sendable {  // mutable state 
     // - the detached sentinels, which own the handler closure and whatever it captured, whose
     //   deinit is user code and may re-enter AutoKVO;
     // - a strong reference to each registry, so that no release under the lock can be a
-    //   registry's last. Using a registry retains and releases it (its methods capture `self`); if its object were deallocated on
-    //   another thread meanwhile, that release would run the registry's `deinit` here, under
-    //   this lock, and the `deinit` ends registrations under their own lifecycle locks: on this
-    //   stripe, a self-deadlock, and on another, two stripes held at once. The stress test in
-    //   which both sides of many registrations die at once hung that way.
+    //   registry's last. Using a registry retains and releases it (its methods capture `self`);
+    //   if its object were deallocated on another thread meanwhile, that release would run the
+    //   registry's `deinit` here, under this lock, and the `deinit` ends registrations under
+    //   their own lifecycle locks: on this stripe, a self-deadlock, and on another, two stripes
+    //   held at once. The stress test in which both sides of many registrations die at once
+    //   hung that way.
     //
     // The reference is taken with `swift_tryRetain`, which fails once a registry's `deinit` has
     // begun. Such a registry is not retained at all: its `deinit` cannot finish before it ends
