@@ -47,7 +47,7 @@ public final class KeyValueObservation: @unchecked Sendable {  // mutable state 
   // while `lifecycle` is active, and both are read only under `lock` while it is; a registry's
   // deinit ends every registration it holds, under this lock, before releasing its sentinels.
   private unowned(unsafe) var observedSentinel: ObservedSentinel?
-  private var observerRegistry: Unmanaged<ObservationRegistry>?
+  private unowned(unsafe) var observerRegistry: ObservationRegistry?
 
   init() {
     assert(
@@ -120,8 +120,7 @@ public final class KeyValueObservation: @unchecked Sendable {  // mutable state 
   /// object that owns `registry`. Identity of a live registry, never of a possibly freed object.
   func isActive(observing registry: ObservationRegistry, keyPath: AnyKeyPath?) -> Bool {
     lock.withLock {
-      guard lifecycle.isActive, let observed = observedSentinel,
-        observed.registry.toOpaque() == Unmanaged.passUnretained(registry).toOpaque()
+      guard lifecycle.isActive, let observed = observedSentinel, observed.registry === registry
       else { return false }
       return keyPath.map { $0 == observed.primaryKeyPath } ?? true
     }
@@ -130,25 +129,12 @@ public final class KeyValueObservation: @unchecked Sendable {  // mutable state 
   /// Ends the registration for `reason` if it is still active, detaching whichever sentinels
   /// the surviving registries still hold.
   func end(_ reason: RegistrationLifecycle.EndReason) {
-    // Everything the critical section would release is returned out of it and released after
-    // the lock is dropped:
-    // - the detached sentinels, which own the handler closure and whatever it captured, whose
-    //   deinit is user code and may re-enter AutoKVO;
-    // - a strong reference to each registry, so that no release under the lock can be a
-    //   registry's last. Using a registry retains and releases it (its methods capture `self`);
-    //   if its object were deallocated on another thread meanwhile, that release would run the
-    //   registry's `deinit` here, under this lock, and the `deinit` ends registrations under
-    //   their own lifecycle locks: on this stripe, a self-deadlock, and on another, two stripes
-    //   held at once. The stress test in which both sides of many registrations die at once
-    //   hung that way.
-    //
-    // The reference is taken with `swift_tryRetain`, which fails once a registry's `deinit` has
-    // begun. Such a registry is not retained at all: its `deinit` cannot finish before it ends
-    // this registration under this lock, so its memory is valid throughout, and balanced
-    // retains and releases of an object in `deinit` never run its `deinit` again.
-    let (detached, held) = lock.withLock { () -> (Detached, Held) in
+    // The detached sentinels are returned out of the critical section so that they (and the
+    // handler closure they own, with whatever it captured) are released after the lock is
+    // dropped: a captured object's deinit is user code and may re-enter AutoKVO.
+    _ = lock.withLock { () -> (ObservedSentinel?, ObserverSentinel?) in
       let action = lifecycle.end(reason)
-      guard action != .none else { return (Detached(), Held()) }
+      guard action != .none else { return (nil, nil) }
       guard let observed = observedSentinel else {
         preconditionFailure("registration ended (\(reason)) before its sentinels were attached")
       }
@@ -157,37 +143,16 @@ public final class KeyValueObservation: @unchecked Sendable {  // mutable state 
       let observerRegistry = observerRegistry
       observedSentinel = nil
       self.observerRegistry = nil
-      var held = Held()
-      if autokvo_try_retain(observed.registry.toOpaque()) {
-        held.observedRegistry = observed.registry
+      switch action {
+      case .detachBothSides:
+        return (observed.registry.detach(observed), observerRegistry?.detachObserverSide(of: self))
+      case .detachObservedSide:
+        return (observed.registry.detach(observed), nil)
+      case .detachObserverSide:
+        return (nil, observerRegistry?.detachObserverSide(of: self))
+      case .none:
+        return (nil, nil)
       }
-      if let observerRegistry, autokvo_try_retain(observerRegistry.toOpaque()) {
-        held.observerRegistry = observerRegistry
-      }
-      var detached = Detached()
-      if action == .detachBothSides || action == .detachObservedSide {
-        detached.observedSentinel = observed.registry.takeUnretainedValue().detach(observed)
-      }
-      if action == .detachBothSides || action == .detachObserverSide {
-        detached.observerSentinel = observerRegistry?.takeUnretainedValue()
-          .detachObserverSide(of: self)
-      }
-      return (detached, held)
     }
-    withExtendedLifetime(detached) {}
-    held.observedRegistry?.release()
-    held.observerRegistry?.release()
-  }
-
-  /// The registries `end(_:)` retained, released after the lifecycle lock.
-  private struct Held {
-    var observedRegistry: Unmanaged<ObservationRegistry>?
-    var observerRegistry: Unmanaged<ObservationRegistry>?
-  }
-
-  /// What one ending took out of the registries, released after the lifecycle lock.
-  private struct Detached {
-    var observedSentinel: ObservedSentinel?
-    var observerSentinel: ObserverSentinel?
   }
 }

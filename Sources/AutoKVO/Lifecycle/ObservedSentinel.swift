@@ -8,16 +8,12 @@
 class ObservedSentinel: @unchecked Sendable {
   /// The observed object's registry, which owns this sentinel.
   ///
-  /// Without ownership: the registry owns this sentinel, so a strong reference would be a cycle,
+  /// `unowned(unsafe)`: the registry owns this sentinel, so a strong reference would be a cycle,
   /// and a weak one would already read `nil` while the registry's `deinit` tears registrations
   /// down. It is read only by ``KeyValueObservation`` under its lifecycle lock while the
   /// registration is active; the registry's `deinit` ends every registration it holds, under that
   /// same lock, before its memory is freed (see Docs/Design.md).
-  ///
-  /// Held as `Unmanaged`, so that no load of it retains or releases the registry behind
-  /// `KeyValueObservation.end(_:)`'s back: a release under the lifecycle lock could be the
-  /// registry's last one, and its `deinit` must not run under that lock (see `end(_:)`).
-  let registry: Unmanaged<ObservationRegistry>
+  unowned(unsafe) let registry: ObservationRegistry
 
   /// The registration's handle and lifecycle, shared with the observer-side sentinel.
   let observation: KeyValueObservation
@@ -35,7 +31,7 @@ class ObservedSentinel: @unchecked Sendable {
     primaryKeyPath: AnyKeyPath,
     extraTriggers: [AnyKeyPath]
   ) {
-    self.registry = .passUnretained(registry)
+    self.registry = registry
     self.observation = observation
     self.primaryKeyPath = primaryKeyPath
     self.extraTriggers = extraTriggers
@@ -69,16 +65,11 @@ class ObservedSentinel: @unchecked Sendable {
 /// A value, stored in the registry's list, rather than an object: it needs no identity (the
 /// registry finds it by its `observation`), and a heap block per registration would cost 48 bytes.
 struct ObserverSentinel {
-  /// The observer's registry, which holds this sentinel. `Unmanaged` for the same reasons, and
-  /// under the same rule, as ``ObservedSentinel/registry``: `KeyValueObservation` keeps a copy
-  /// and uses it only under its lifecycle lock while the registration is active.
-  let registry: Unmanaged<ObservationRegistry>
+  /// The observer's registry, which holds this sentinel. `unowned(unsafe)` for the same reasons,
+  /// and under the same rule, as ``ObservedSentinel/registry``: `KeyValueObservation` keeps a copy
+  /// and reads it only under its lifecycle lock while the registration is active.
+  unowned(unsafe) let registry: ObservationRegistry
 
   /// The registration; the observer's registry holds it strongly through this sentinel.
   let observation: KeyValueObservation
-
-  init(registry: ObservationRegistry, observation: KeyValueObservation) {
-    self.registry = .passUnretained(registry)
-    self.observation = observation
-  }
 }

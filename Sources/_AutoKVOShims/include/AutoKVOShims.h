@@ -69,17 +69,6 @@ static inline intptr_t autokvo_atomic_add(intptr_t *_Nonnull word, intptr_t delt
 
 /// How many threads are recording key-path dependencies right now. Property getters read it on
 /// every access, so it is a plain C global word rather than a Swift global (no lazy-init check).
-/// The Swift runtime's conditional retain: takes a strong reference to a Swift object and
-/// returns the object, unless the object's deinitialization has begun, in which case it returns
-/// NULL and changes nothing. It is what a `weak` load does, without a weak reference. (It returns
-/// the object, not a bool: reading its result as a bool would see the low byte of an address.)
-extern void *_Nullable swift_tryRetain(void *_Nonnull object);
-
-/// Whether `swift_tryRetain` took a strong reference to `object`.
-static inline _Bool autokvo_try_retain(void *_Nonnull object) {
-  return swift_tryRetain(object) != 0;
-}
-
 extern intptr_t autokvo_recording_threads;
 
 static inline int autokvo_is_any_thread_recording(void) {

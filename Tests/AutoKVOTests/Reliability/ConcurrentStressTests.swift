@@ -129,9 +129,7 @@ struct ConcurrentStressTests {
     let observerTracker = LifetimeTracker()
     let clock = LogicalClock()
     var weakHandles: [WeakObservation] = []
-    // Five times the rounds of the other tests: a registry's deinit run under a lifecycle lock
-    // deadlocked here about once in a few thousand rounds.
-    for _ in 0..<(Self.rounds * 5) {
+    for _ in 0..<Self.rounds {
       let person = Handoff(Person(tracker: tracker))
       let observer = Handoff(StressObserver(tracker: observerTracker))
       let mutatorsPerson = Handoff(person.object!)
