@@ -20,12 +20,13 @@ import _AutoKVOShims
 /// cancellations and notifications may reach it from any thread. It does not make its object
 /// `Sendable`; that is the object's own decision.
 public final class ObservationRegistry: @unchecked Sendable {  // `state` is guarded by `lock`
-  private let lock = Lock()
+  /// The lock and the state, in memory that the sentinels reach with no reference count (see
+  /// `RegistryStorage`). Freed at the end of `deinit`.
+  let reference: RegistryReference
 
-  // Guarded by `lock`. Every access holds `lock`, which already rules out overlapping accesses,
-  // so the dynamic exclusivity check (about 80 instructions per access, two per change) is off.
-  @exclusivity(unchecked)
-  private var state = RegistryState()
+  // `reference`'s lock and state, kept here so that the notification path does not compute them.
+  private let lock: Lock
+  private let state: UnsafeMutablePointer<RegistryState>
 
   /// Non-zero while any registration observes this object. Written under `lock`, read without
   /// it by every `@Observed` setter: a stale read can only race a registration or cancellation
@@ -35,18 +36,20 @@ public final class ObservationRegistry: @unchecked Sendable {  // `state` is gua
 
   /// Creates an empty registry.
   public init() {
-    observedFlag = .allocate(capacity: 1)
-    observedFlag.initialize(to: 0)
+    reference = RegistryReference.allocate()
+    lock = reference.lock
+    state = reference.state
+    observedFlag = reference.observedFlag
   }
 
   deinit {
     // The object is being deallocated: end every registration it takes part in. The sentinels
     // are moved out first, so that a registration ending concurrently on another thread finds
     // them gone here, and are released at the end of this deinit, after every lock is dropped.
-    // Each `end` takes the registration's lifecycle lock; until this deinit body returns, this
-    // registry is alive for any other thread that saw the registration still active.
-    let (incoming, outgoing) = lock.withLock {
-      () -> (InlineFirstArray<ObservedSentinel>, InlineFirstArray<ObserverSentinel>) in
+    // Each `end` takes the registration's lifecycle lock; until this deinit body returns, the
+    // storage is valid for any other thread that saw the registration still active.
+    let (incoming, outgoing) = withState {
+      state -> (InlineFirstArray<ObservedSentinel>, InlineFirstArray<ObserverSentinel>) in
       defer {
         state.incoming = InlineFirstArray()
         state.outgoing = InlineFirstArray()
@@ -60,8 +63,7 @@ public final class ObservationRegistry: @unchecked Sendable {  // `state` is gua
     for sentinel in outgoing {
       sentinel.observation.end(.observerDeallocated)
     }
-    lock.destroy()
-    observedFlag.deallocate()
+    reference.deallocate()
   }
 
   /// The number of live registrations observing this registry's object.
@@ -69,12 +71,12 @@ public final class ObservationRegistry: @unchecked Sendable {  // `state` is gua
   /// It includes the internal registrations that key-path chains through this object make (one
   /// per chain registration, whatever the number of properties it reads here).
   public var observerCount: Int {
-    lock.withLock { state.incoming.count }
+    withState { $0.incoming.count }
   }
 
   /// The number of live registrations this registry's object made as an observer.
   public var observingCount: Int {
-    lock.withLock { state.outgoing.count }
+    withState { $0.outgoing.count }
   }
 
   @inlinable
@@ -83,32 +85,14 @@ public final class ObservationRegistry: @unchecked Sendable {  // `state` is gua
   }
 
   func attach(_ sentinel: ObservedSentinel) {
-    lock.withLock {
+    withState { state in
       state.incoming.append(sentinel)
       autokvo_atomic_store_release(observedFlag, 1)
     }
   }
 
   func attach(_ sentinel: ObserverSentinel) {
-    lock.withLock { state.outgoing.append(sentinel) }
-  }
-
-  /// Removes `sentinel` and returns it, so the caller can release it outside every lock; `nil`
-  /// when this registry no longer holds it (its own deinit moved it out).
-  func detach(_ sentinel: ObservedSentinel) -> ObservedSentinel? {
-    lock.withLock {
-      guard let removed = state.incoming.removeFirst(where: { $0 === sentinel }) else { return nil }
-      if state.incoming.isEmpty { autokvo_atomic_store_release(observedFlag, 0) }
-      return removed
-    }
-  }
-
-  /// Removes the observer-side sentinel of `observation` and returns it; see
-  /// ``detach(_:)``.
-  func detachObserverSide(of observation: KeyValueObservation) -> ObserverSentinel? {
-    lock.withLock {
-      state.outgoing.removeFirst(where: { $0.observation === observation })
-    }
+    withState { $0.outgoing.append(sentinel) }
   }
 
   /// The registrations a change of `keyPath` concerns, in registration order; none while this
@@ -117,7 +101,7 @@ public final class ObservationRegistry: @unchecked Sendable {  // `state` is gua
     triggeredBy keyPath: AnyKeyPath,
     automatic: Bool
   ) -> InlineFirstArray<ObservedSentinel> {
-    lock.withLock {
+    withState { state in
       if automatic && !state.suppressedKeyPaths.isEmpty
         && state.isSuppressed(keyPath, on: autokvo_thread_identity())
       {
@@ -129,12 +113,14 @@ public final class ObservationRegistry: @unchecked Sendable {  // `state` is gua
 
   /// The live registrations this registry's object made as an observer, in registration order.
   var outgoingObservations: [KeyValueObservation] {
-    lock.withLock { state.outgoing.map(\.observation) }
+    withState { $0.outgoing.map(\.observation) }
   }
 
   /// Runs `body` on the registry's state under its lock. `body` must not call user code.
+  @inline(__always)
   func withState<Result>(_ body: (inout RegistryState) -> Result) -> Result {
-    lock.withLock { body(&state) }
+    let state = state
+    return lock.withLock { body(&state.pointee) }
   }
 }
 

@@ -11,9 +11,26 @@ struct Lock: @unchecked Sendable {  // a pointer to a lock built for cross-threa
     pointer = autokvo_lock_create()
   }
 
+  /// Initialises a lock in memory its owner allocated and keeps at a fixed address, as part of a
+  /// larger block; the owner calls ``deinitializeInPlace()`` before it frees that block.
+  init(initializingAt pointer: UnsafeMutablePointer<autokvo_lock_t>) {
+    autokvo_lock_init(pointer)
+    self.pointer = pointer
+  }
+
+  /// The lock at `pointer`, which ``init(initializingAt:)`` initialised.
+  init(at pointer: UnsafeMutablePointer<autokvo_lock_t>) {
+    self.pointer = pointer
+  }
+
   /// Frees the lock. Its owner calls this once, from its `deinit`.
   func destroy() {
     autokvo_lock_destroy(pointer)
+  }
+
+  /// Undoes ``init(initializingAt:)``; the memory stays the owner's to free.
+  func deinitializeInPlace() {
+    autokvo_lock_deinit(pointer)
   }
 
   /// Runs `body` with the lock held. `body` must never call user code.

@@ -41,13 +41,18 @@ public final class KeyValueObservation: @unchecked Sendable {  // mutable state 
     set { autokvo_atomic_store_release(lifecycleWord, newValue.word) }
   }
 
-  // The observed-side sentinel and the observer's registry, linked without ownership: the sentinel
-  // is owned by the observed object's registry, and the observer's registry holds this
-  // registration's `ObserverSentinel`, until this registration ends. `unowned(unsafe)` is valid
-  // while `lifecycle` is active, and both are read only under `lock` while it is; a registry's
-  // deinit ends every registration it holds, under this lock, before releasing its sentinels.
+  // The observed-side sentinel and the storage of the observer's registry, linked without
+  // ownership: the sentinel is owned by the observed object's registry, and the observer's
+  // registry holds this registration's `ObserverSentinel`, until this registration ends. Both are
+  // valid while `lifecycle` is active and are used only under `lock` while it is; a registry's
+  // deinit ends every registration it holds, under this lock, before it releases its sentinels
+  // and frees its storage. `unowned(unsafe)` sentinel: loading it retains it, but a release under
+  // `lock` is never its last one while the registration is active (its registry, or the deinit
+  // that moved it out and waits for `lock`, still holds it). The registries are reached through
+  // `RegistryReference`, which has no reference count: a registry released here could be the last
+  // reference and run its deinit under `lock` (see `RegistryStorage`).
   private unowned(unsafe) var observedSentinel: ObservedSentinel?
-  private unowned(unsafe) var observerRegistry: ObservationRegistry?
+  private var observerRegistry: RegistryReference?
 
   init() {
     assert(
@@ -119,8 +124,9 @@ public final class KeyValueObservation: @unchecked Sendable {  // mutable state 
   /// Whether this registration is active and observes `keyPath` (any key path when `nil`) of the
   /// object that owns `registry`. Identity of a live registry, never of a possibly freed object.
   func isActive(observing registry: ObservationRegistry, keyPath: AnyKeyPath?) -> Bool {
-    lock.withLock {
-      guard lifecycle.isActive, let observed = observedSentinel, observed.registry === registry
+    let reference = registry.reference
+    return lock.withLock {
+      guard lifecycle.isActive, let observed = observedSentinel, observed.registry == reference
       else { return false }
       return keyPath.map { $0 == observed.primaryKeyPath } ?? true
     }

@@ -6,14 +6,15 @@
 // @unchecked Sendable: `extraTriggers` is guarded by the owning registry's lock, the lifecycle
 // lives in `observation` behind its lock, and everything else is immutable.
 class ObservedSentinel: @unchecked Sendable {
-  /// The observed object's registry, which owns this sentinel.
+  /// The storage of the observed object's registry, which owns this sentinel.
   ///
-  /// `unowned(unsafe)`: the registry owns this sentinel, so a strong reference would be a cycle,
-  /// and a weak one would already read `nil` while the registry's `deinit` tears registrations
-  /// down. It is read only by ``KeyValueObservation`` under its lifecycle lock while the
-  /// registration is active; the registry's `deinit` ends every registration it holds, under that
-  /// same lock, before its memory is freed (see Docs/Design.md).
-  unowned(unsafe) let registry: ObservationRegistry
+  /// Without a reference count: the registry owns this sentinel, so a strong reference would be a
+  /// cycle, a weak one would already read `nil` while the registry's `deinit` tears registrations
+  /// down, and any counted reference could run that `deinit` where it must not (see
+  /// `RegistryStorage`). It is used only by ``KeyValueObservation`` under its lifecycle lock while
+  /// the registration is active; the registry's `deinit` ends every registration it holds, under
+  /// that same lock, before it frees the storage (see Docs/Design.md).
+  let registry: RegistryReference
 
   /// The registration's handle and lifecycle, shared with the observer-side sentinel.
   let observation: KeyValueObservation
@@ -31,7 +32,7 @@ class ObservedSentinel: @unchecked Sendable {
     primaryKeyPath: AnyKeyPath,
     extraTriggers: [AnyKeyPath]
   ) {
-    self.registry = registry
+    self.registry = registry.reference
     self.observation = observation
     self.primaryKeyPath = primaryKeyPath
     self.extraTriggers = extraTriggers
@@ -65,11 +66,17 @@ class ObservedSentinel: @unchecked Sendable {
 /// A value, stored in the registry's list, rather than an object: it needs no identity (the
 /// registry finds it by its `observation`), and a heap block per registration would cost 48 bytes.
 struct ObserverSentinel {
-  /// The observer's registry, which holds this sentinel. `unowned(unsafe)` for the same reasons,
-  /// and under the same rule, as ``ObservedSentinel/registry``: `KeyValueObservation` keeps a copy
-  /// and reads it only under its lifecycle lock while the registration is active.
-  unowned(unsafe) let registry: ObservationRegistry
+  /// The storage of the observer's registry, which holds this sentinel; a reference without a
+  /// count, for the same reasons and under the same rule as ``ObservedSentinel/registry``:
+  /// `KeyValueObservation` keeps a copy and uses it only under its lifecycle lock while the
+  /// registration is active.
+  let registry: RegistryReference
 
   /// The registration; the observer's registry holds it strongly through this sentinel.
   let observation: KeyValueObservation
+
+  init(registry: ObservationRegistry, observation: KeyValueObservation) {
+    self.registry = registry.reference
+    self.observation = observation
+  }
 }

@@ -60,9 +60,15 @@ final class RelaySentinel: ObservedSentinel,
     return relay
   }
 
-  /// Whether this relay already forwards exactly what `target` asks for.
-  func matches(_ target: Dependencies.RelayTarget) -> Bool {
-    self.target === target.object && relayedKeyPaths == target.keyPaths
+  /// The object this relay forwards changes of, while it is alive.
+  var currentTarget: AnyObject? {
+    target
+  }
+
+  /// Whether this relay already forwards exactly what `target` asks for, given its
+  /// ``currentTarget`` as loaded by the caller (who decides where that reference is released).
+  func matches(_ target: Dependencies.RelayTarget, currentTarget: AnyObject?) -> Bool {
+    currentTarget === target.object && relayedKeyPaths == target.keyPaths
   }
 
   override func willChange(of object: AnyObject, _ change: ChangeDescriptor) -> Any? {

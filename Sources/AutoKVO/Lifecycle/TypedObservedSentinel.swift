@@ -253,20 +253,30 @@ final class TypedObservedSentinel<Observer: AnyObject, Object: KeyValueObservabl
     root.observationRegistry.withState { _ in extraTriggers = triggers }
 
     // Under the lifecycle lock the engine may take registry locks (attaching new relays), never
-    // another lifecycle lock: retired relays are ended after it is released.
-    let retired = observation.withLock { () -> [RelaySentinel] in
+    // another lifecycle lock: retired relays are ended after it is released. The relays' targets,
+    // loaded from weak references, are returned too, so that they are released after the lock:
+    // a target that died on another thread meanwhile would otherwise be released here, its deinit
+    // (user code, and its registry's deinit, which takes lifecycle locks) running under the lock.
+    let (retired, targetsLoadedUnderLock) = observation.withLock {
+      () -> ([RelaySentinel], [AnyObject?]) in
       var retired = uncommon.relays
+      let targets = retired.map(\.currentTarget)
+      var retiredTargets = targets
       var kept: [RelaySentinel] = []
       for target in dependencies.relays {
-        if let index = retired.firstIndex(where: { $0.matches(target) }) {
+        if let index = retired.indices.first(where: {
+          retired[$0].matches(target, currentTarget: retiredTargets[$0])
+        }) {
           kept.append(retired.remove(at: index))
+          retiredTargets.remove(at: index)
         } else {
           kept.append(RelaySentinel.attach(to: target, receiver: self))
         }
       }
       uncommon.relays = kept
-      return retired
+      return (retired, targets)
     }
+    withExtendedLifetime(targetsLoadedUnderLock) {}
     for relay in retired {
       relay.observation.end(.cancelled)
     }

@@ -15,22 +15,34 @@ typedef os_unfair_lock autokvo_lock_t;
 typedef pthread_mutex_t autokvo_lock_t;
 #endif
 
-/// Allocates and initialises a lock; never returns NULL (aborts when out of memory).
-static inline autokvo_lock_t *_Nonnull autokvo_lock_create(void) {
-  autokvo_lock_t *lock = (autokvo_lock_t *)malloc(sizeof(autokvo_lock_t));
-  if (lock == NULL) abort();
+/// Initialises a lock in memory its owner allocated and keeps at a fixed address.
+static inline void autokvo_lock_init(autokvo_lock_t *_Nonnull lock) {
 #if defined(__APPLE__)
   *lock = OS_UNFAIR_LOCK_INIT;
 #else
   pthread_mutex_init(lock, NULL);
 #endif
+}
+
+/// Releases what `autokvo_lock_init` set up; the memory stays its owner's to free.
+static inline void autokvo_lock_deinit(autokvo_lock_t *_Nonnull lock) {
+#if !defined(__APPLE__)
+  pthread_mutex_destroy(lock);
+#else
+  (void)lock;
+#endif
+}
+
+/// Allocates and initialises a lock; never returns NULL (aborts when out of memory).
+static inline autokvo_lock_t *_Nonnull autokvo_lock_create(void) {
+  autokvo_lock_t *lock = (autokvo_lock_t *)malloc(sizeof(autokvo_lock_t));
+  if (lock == NULL) abort();
+  autokvo_lock_init(lock);
   return lock;
 }
 
 static inline void autokvo_lock_destroy(autokvo_lock_t *_Nonnull lock) {
-#if !defined(__APPLE__)
-  pthread_mutex_destroy(lock);
-#endif
+  autokvo_lock_deinit(lock);
   free(lock);
 }
 

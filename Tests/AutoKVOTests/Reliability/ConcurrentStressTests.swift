@@ -174,6 +174,45 @@ struct ConcurrentStressTests {
   }
 
   @Test(
+    "Two objects with many registrations on each other, deallocated at the same moment on two threads: no teardown deadlocks, everything is freed (regression)"
+  )
+  func mutualRegistrationsDeallocatedTogether() {
+    // The deadlock this guards against: ending a registration under its lifecycle lock used to
+    // retain and release the other side's registry; when that side's object died on another thread
+    // meanwhile, the release was the last one, and the registry's deinit, run under the lock,
+    // waited for the lock stripe of another registration it held. With 64 registrations each way,
+    // most registrations share a stripe with one the other registry holds, and each teardown
+    // crosses the other thread's many times. Before the fix this hung within a few dozen rounds.
+    let tracker = LifetimeTracker()
+    let handlerTracker = LifetimeTracker()
+    let registrationsEachWay = 64
+    let rounds = max(Self.rounds / 3, 20)
+    for round in 0..<rounds {
+      let first = Handoff(StressObserver(tracker: tracker))
+      let second = Handoff(StressObserver(tracker: tracker))
+      for _ in 0..<registrationsEachWay {
+        let token = Token(handlerTracker)
+        first.object!.autoObserve(second.object!, keyPath: \.mood) { _, _, _ in
+          withExtendedLifetime(token) {}
+        }
+        second.object!.autoObserve(first.object!, keyPath: \.mood, options: .initial) { _, _, _ in
+          withExtendedLifetime(token) {}
+        }
+      }
+      #expect(first.object!.observationRegistry.observingCount == registrationsEachWay)
+      #expect(first.object!.observationRegistry.observerCount == registrationsEachWay)
+      let finished = runSimultaneously([first.release, second.release], within: 60)
+      guard finished else {
+        Issue.record("round \(round): the two deallocations did not finish within 60 s (deadlock)")
+        return
+      }
+    }
+    #expect(tracker.liveCount == 0)
+    #expect(tracker.createdCount == 2 * rounds)
+    #expect(handlerTracker.liveCount == 0, "every handler, so every observed-side sentinel, freed")
+  }
+
+  @Test(
     "A handler running on one thread while its observer's last outside reference is dropped on another: the observer stays alive until the handler returns, then the registration ends"
   )
   func handlerOutlivesObserverRelease() {

@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 
 /// Releases all of `parties` threads at once, so that two operations race as closely as the
@@ -26,6 +27,21 @@ final class ThreadBarrier: @unchecked Sendable {  // `arrived` is guarded by `co
 /// Runs each closure on its own thread, all released together by a barrier, and returns when
 /// every one has finished.
 func runSimultaneously(_ bodies: [@Sendable () -> Void]) {
+  let finished = runSimultaneously(bodies, within: .distantFuture)
+  precondition(finished, "an unbounded wait cannot time out")
+}
+
+/// Runs each closure on its own thread, all released together by a barrier, and returns whether
+/// every one finished within `seconds`. A deadlock then fails the test instead of hanging the run
+/// (the stuck threads are left behind).
+func runSimultaneously(_ bodies: [@Sendable () -> Void], within seconds: Double) -> Bool {
+  runSimultaneously(bodies, within: DispatchTime.now() + seconds)
+}
+
+private func runSimultaneously(
+  _ bodies: [@Sendable () -> Void],
+  within deadline: DispatchTime
+) -> Bool {
   let barrier = ThreadBarrier(parties: bodies.count)
   let group = DispatchGroup()
   for body in bodies {
@@ -37,5 +53,5 @@ func runSimultaneously(_ bodies: [@Sendable () -> Void]) {
     group.enter()
     thread.start()
   }
-  group.wait()
+  return group.wait(timeout: deadline) == .success
 }

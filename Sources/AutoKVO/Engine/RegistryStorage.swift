@@ -1,0 +1,99 @@
+import _AutoKVOShims
+
+/// The lock of one ``ObservationRegistry`` and everything it guards, in one manually allocated
+/// block at a fixed address.
+///
+/// A registration's sentinels reach their registries through this block, by a
+/// ``RegistryReference``, never through the `ObservationRegistry` object. A reference to the
+/// object, even one Swift only retains around a call, can turn out to be the last one when the
+/// registry's object dies on another thread at that moment; the registry's `deinit` then runs on
+/// the thread that let go of it, inside whatever that thread was doing. The engine's teardown runs
+/// under a lifecycle lock, and the `deinit` needs lifecycle locks to end the registrations the
+/// registry holds: such a release deadlocks (it did; Docs/Reliability.md). A pointer has no
+/// reference count, so nothing the engine does through it can run a registry's `deinit`.
+struct RegistryStorage {
+  var mutex: autokvo_lock_t
+  /// Non-zero while any registration observes the registry's object (see
+  /// `ObservationRegistry.isObserved`).
+  var observedFlag: Int
+  var state: RegistryState
+}
+
+/// A registry's ``RegistryStorage``, referenced without a reference count.
+///
+/// Valid from the registry's `init` to the end of its `deinit`. A registration holds one for each
+/// of its registries and uses it only under its lifecycle lock while it is active: the registry's
+/// `deinit` ends every registration it holds, each under that same lock, before it frees the
+/// storage (Docs/Design.md).
+struct RegistryReference: @unchecked Sendable, Equatable {  // the storage is guarded by its mutex
+  private let storage: UnsafeMutablePointer<RegistryStorage>
+
+  private init(storage: UnsafeMutablePointer<RegistryStorage>) {
+    self.storage = storage
+  }
+
+  /// Allocates and initialises the storage of a new, empty registry.
+  static func allocate() -> RegistryReference {
+    let storage = UnsafeMutablePointer<RegistryStorage>.allocate(capacity: 1)
+    storage.initialize(
+      to: RegistryStorage(mutex: autokvo_lock_t(), observedFlag: 0, state: RegistryState()))
+    let reference = RegistryReference(storage: storage)
+    _ = Lock(initializingAt: reference.field(\.mutex))
+    return reference
+  }
+
+  /// Frees the storage. Called once, at the end of the registry's `deinit`. Whatever the state
+  /// still holds (values a pending manual change kept) is released here, outside every lock.
+  func deallocate() {
+    lock.deinitializeInPlace()
+    storage.deinitialize(count: 1)
+    storage.deallocate()
+  }
+
+  /// A pointer to a stored property of the storage, at its documented offset.
+  private func field<Field>(_ keyPath: WritableKeyPath<RegistryStorage, Field>)
+    -> UnsafeMutablePointer<Field>
+  {
+    guard let offset = MemoryLayout<RegistryStorage>.offset(of: keyPath) else {
+      preconditionFailure("\(keyPath) is not a stored property of RegistryStorage")
+    }
+    return (UnsafeMutableRawPointer(storage) + offset).assumingMemoryBound(to: Field.self)
+  }
+
+  var lock: Lock {
+    Lock(at: field(\.mutex))
+  }
+
+  var observedFlag: UnsafeMutablePointer<Int> {
+    field(\.observedFlag)
+  }
+
+  /// The state, for the registry, whose accesses hold `lock`.
+  var state: UnsafeMutablePointer<RegistryState> {
+    field(\.state)
+  }
+
+  /// Runs `body` on the state under the lock. `body` must not call user code.
+  func withState<Result>(_ body: (inout RegistryState) -> Result) -> Result {
+    let state = state
+    return lock.withLock { body(&state.pointee) }
+  }
+
+  /// Removes `sentinel` and returns it, so the caller can release it outside every lock; `nil`
+  /// when the registry no longer holds it (its own deinit moved it out).
+  func detach(_ sentinel: ObservedSentinel) -> ObservedSentinel? {
+    let observedFlag = observedFlag
+    return withState { state in
+      guard let removed = state.incoming.removeFirst(where: { $0 === sentinel }) else { return nil }
+      if state.incoming.isEmpty { autokvo_atomic_store_release(observedFlag, 0) }
+      return removed
+    }
+  }
+
+  /// Removes the observer-side sentinel of `observation` and returns it; see ``detach(_:)``.
+  func detachObserverSide(of observation: KeyValueObservation) -> ObserverSentinel? {
+    withState { state in
+      state.outgoing.removeFirst(where: { $0.observation === observation })
+    }
+  }
+}
