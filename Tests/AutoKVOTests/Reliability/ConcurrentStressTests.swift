@@ -213,6 +213,66 @@ struct ConcurrentStressTests {
   }
 
   @Test(
+    "A key-path chain re-evaluated on one thread while its intermediate objects are released on another: no deadlock, no call to a dying observer, every relay and object freed"
+  )
+  func chainTargetsReleasedWhileReevaluating() {
+    // Each re-evaluation replaces the chain's relays under the registration's lifecycle lock,
+    // loading the old relays' targets from weak references; a target whose last reference is
+    // dropped on another thread meanwhile must not be released (and deinitialised, with its
+    // registry) under that lock. The leaves' deaths re-evaluate the chain on the releasing thread
+    // at the same time.
+    let leafTracker = LifetimeTracker()
+    let observerTracker = LifetimeTracker()
+    let handlerTracker = LifetimeTracker()
+    let root = ChainRoot()
+    let toDeallocating = Counter()
+    let leavesPerRound = 8
+    for round in 0..<Self.rounds {
+      // The releaser holds the only strong references to the leaves.
+      let releaser = ReleaseQueue(
+        (0..<leavesPerRound).map { ChainLeaf(value: $0, tracker: leafTracker) })
+      let weakLeaves = releaser.weakReferences()
+      root.point(to: weakLeaves[0].object)
+      let observer = Handoff(StressObserver(tracker: observerTracker))
+      let token = Token(handlerTracker)
+      let handle = observer.object!.autoObserve(
+        root, keyPath: \.currentValue, options: [.old, .new]
+      ) {
+        observer, _, _ in
+        withExtendedLifetime(token) {}
+        if observer.deinitFlag.isRaised { toDeallocating.increment() }
+      }
+      let finished = runSimultaneously(
+        [
+          {
+            for _ in 0..<2 {
+              for leaf in weakLeaves { root.point(to: leaf.object) }
+            }
+          },
+          releaser.releaseAll,
+        ], within: 60)
+      guard finished else {
+        Issue.record("round \(round): re-evaluation and releases did not finish within 60 s")
+        return
+      }
+      #expect(leafTracker.liveCount == 0, "round \(round): every leaf, and its relay, freed")
+      #expect(root.currentValue == nil)
+      if round.isMultiple(of: 2) {
+        handle.cancel()
+        observer.release()
+      } else {
+        observer.release()
+        #expect(handle.isCancelled)
+      }
+      #expect(root.observationRegistry.observerCount == 0, "round \(round)")
+    }
+    #expect(observerTracker.liveCount == 0)
+    #expect(handlerTracker.liveCount == 0, "every handler, so every observed-side sentinel, freed")
+    #expect(leafTracker.createdCount == leavesPerRound * Self.rounds)
+    #expect(toDeallocating.value == 0)
+  }
+
+  @Test(
     "A handler running on one thread while its observer's last outside reference is dropped on another: the observer stays alive until the handler returns, then the registration ends"
   )
   func handlerOutlivesObserverRelease() {

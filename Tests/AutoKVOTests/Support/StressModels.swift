@@ -103,3 +103,63 @@ final class DeliveryLedger: @unchecked Sendable {  // mutable state guarded by `
     }
   }
 }
+
+/// The end of a key-path chain that another thread may release at any moment: its `value` is
+/// `@Observed`, so a chain through it places a relay on it, and it is never written.
+final class ChainLeaf: KeyValueObservable, @unchecked Sendable {  // `value` is never written
+  let observationRegistry = ObservationRegistry()
+  @Observed var value: Int
+  private let tracker: LifetimeTracker
+
+  init(value: Int, tracker: LifetimeTracker) {
+    self.value = value
+    self.tracker = tracker
+    tracker.instanceCreated()
+  }
+
+  deinit {
+    tracker.instanceDestroyed()
+  }
+}
+
+/// The root of a chain to a ``ChainLeaf`` it holds weakly, so that the leaf's last reference is
+/// wherever the test puts it. Repointing it notifies manually; every evaluation of
+/// `currentValue` reaches the leaf, so the registration re-discovers its relays on every change.
+final class ChainRoot: KeyValueObservable, @unchecked Sendable {  // `leaf` guarded by `lock`
+  let observationRegistry = ObservationRegistry()
+  private let lock = NSLock()
+  private weak var leaf: ChainLeaf?
+
+  var currentValue: Int? {
+    lock.withLock { leaf }?.value
+  }
+
+  static func automaticallyNotifiesObservers(for keyPath: AnyKeyPath) -> Bool { false }
+
+  func point(to newLeaf: ChainLeaf?) {
+    willChangeValue(for: \.currentValue)
+    lock.withLock { leaf = newLeaf }
+    didChangeValue(for: \.currentValue)
+  }
+}
+
+/// Strong references to objects, dropped one at a time by whichever thread calls
+/// ``releaseAll()``.
+final class ReleaseQueue<Object: AnyObject>: @unchecked Sendable {  // `objects` guarded by `lock`
+  private let lock = NSLock()
+  private var objects: [Object]
+
+  init(_ objects: [Object]) {
+    self.objects = objects
+  }
+
+  func weakReferences() -> [WeakBox<Object>] {
+    lock.withLock { objects.map { WeakBox($0) } }
+  }
+
+  func releaseAll() {
+    while let object = lock.withLock({ objects.popLast() }) {
+      withExtendedLifetime(object) {}  // the last reference, released here, outside the lock
+    }
+  }
+}
