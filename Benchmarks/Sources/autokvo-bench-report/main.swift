@@ -242,6 +242,44 @@ for count in sweep {
   print(row(["\(count)"] + cells))
 }
 
+// MARK: Observers freed one by one
+
+print("\n## AutoKVO: N observers of one object, deallocated one by one (one run each)\n")
+print("Each deallocation removes one registration from the object's list by a linear search and a")
+print(
+  "shift, so the total grows as N²: a known weakness (Performance.md, \"Noticed and left alone\").")
+print("A larger N is skipped once a run exceeds 0.5 s.\n")
+print(
+  row(["N observers", "oldest first: total", "per observer", "newest first: total", "per observer"])
+)
+print(row(["---:", "---:", "---:", "---:", "---:"]))
+
+/// Frees the `count` observers of one model one at a time, oldest or newest first; returns the
+/// nanoseconds the frees took, setup excluded.
+func freeObserversOneByOne(count: Int, newestFirst: Bool) -> Double {
+  let (model, observersInRegistrationOrder) = AutoKVOSystem.model(observedBy: count)
+  // Popped from the end: reversed, the oldest comes off first.
+  var observers =
+    newestFirst ? observersInRegistrationOrder : observersInRegistrationOrder.reversed()
+  let time = elapsed {
+    while !observers.isEmpty { observers.removeLast() }
+  }
+  withExtendedLifetime(model) {}
+  return time
+}
+
+for count in sweep {
+  let oldestFirst = freeObserversOneByOne(count: count, newestFirst: false)
+  let newestFirst = freeObserversOneByOne(count: count, newestFirst: true)
+  print(
+    row([
+      "\(count)", format(nanoseconds: oldestFirst),
+      format(nanoseconds: oldestFirst / Double(count)),
+      format(nanoseconds: newestFirst), format(nanoseconds: newestFirst / Double(count)),
+    ]))
+  if max(oldestFirst, newestFirst) > 5e8 { break }
+}
+
 // MARK: Targets
 
 func verdict(_ met: Bool) -> String { met ? "met" : "**missed**" }
