@@ -46,4 +46,17 @@ struct InlineFirstArrayTests {
       #expect(visited == elements)
     }
   }
+
+  @Test("Replacing an element at each position returns the old one and changes only that one")
+  func replacing() {
+    for position in 0..<4 {
+      var numbers = list([1, 2, 3, 4])
+      let replaced = numbers.replace(at: position, with: 0)
+      #expect(replaced == position + 1)
+      var expected = [1, 2, 3, 4]
+      expected[position] = 0
+      #expect(Array(numbers) == expected)
+      #expect(numbers.count == 4)
+    }
+  }
 }

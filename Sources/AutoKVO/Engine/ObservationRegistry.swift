@@ -49,15 +49,15 @@ public final class ObservationRegistry: @unchecked Sendable {  // `state` is gua
     // Each `end` takes the registration's lifecycle lock; until this deinit body returns, the
     // storage is valid for any other thread that saw the registration still active.
     let (incoming, outgoing) = withState {
-      state -> (InlineFirstArray<ObservedSentinel>, InlineFirstArray<ObserverSentinel>) in
+      state -> (IncomingSentinels, InlineFirstArray<ObserverSentinel>) in
       defer {
-        state.incoming = InlineFirstArray()
+        state.incoming = IncomingSentinels()
         state.outgoing = InlineFirstArray()
         autokvo_atomic_store_release(observedFlag, 0)
       }
       return (state.incoming, state.outgoing)
     }
-    for sentinel in incoming {
+    incoming.forEachSentinel { sentinel in
       sentinel.observedObjectIsDeallocating()
     }
     for sentinel in outgoing {
@@ -107,7 +107,8 @@ public final class ObservationRegistry: @unchecked Sendable {  // `state` is gua
       {
         return InlineFirstArray()
       }
-      return state.incoming.keeping { $0.isTriggered(by: keyPath) }
+      // A tombstone is triggered by no key path, so it never enters a snapshot.
+      return state.incoming.slots.keeping { $0.isTriggered(by: keyPath) }
     }
   }
 
@@ -127,7 +128,7 @@ public final class ObservationRegistry: @unchecked Sendable {  // `state` is gua
 /// The mutable state of one ``ObservationRegistry``.
 struct RegistryState {
   /// Sentinels of registrations observing this object, in registration order.
-  var incoming = InlineFirstArray<ObservedSentinel>()
+  var incoming = IncomingSentinels()
   /// Sentinels of registrations this object made as an observer.
   var outgoing = InlineFirstArray<ObserverSentinel>()
   /// Manual `willChangeValue(for:)` calls awaiting their `didChangeValue(for:)`.

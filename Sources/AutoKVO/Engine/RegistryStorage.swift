@@ -84,7 +84,7 @@ struct RegistryReference: @unchecked Sendable, Equatable {  // the storage is gu
   func detach(_ sentinel: ObservedSentinel) -> ObservedSentinel? {
     let observedFlag = observedFlag
     return withState { state in
-      guard let removed = state.incoming.removeFirst(where: { $0 === sentinel }) else { return nil }
+      guard let removed = state.incoming.remove(sentinel) else { return nil }
       if state.incoming.isEmpty { autokvo_atomic_store_release(observedFlag, 0) }
       return removed
     }

@@ -39,6 +39,19 @@ struct InlineFirstArray<Element> {
     return tail.remove(at: index)
   }
 
+  /// Puts `element` at `position` (counted from the first element) and returns the element it
+  /// replaces.
+  mutating func replace(at position: Int, with element: Element) -> Element {
+    if position == 0 {
+      guard let first = head else { preconditionFailure("replace(at: 0) on an empty collection") }
+      head = element
+      return first
+    }
+    let replaced = tail[position - 1]
+    tail[position - 1] = element
+    return replaced
+  }
+
   /// The elements that satisfy `isIncluded`, in order. When all of them do, the result shares
   /// this collection's storage, so a change's snapshot of a registry usually copies nothing.
   func keeping(where isIncluded: (Element) throws -> Bool) rethrows -> InlineFirstArray {

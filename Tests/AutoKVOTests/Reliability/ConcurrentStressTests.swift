@@ -273,6 +273,53 @@ struct ConcurrentStressTests {
   }
 
   @Test(
+    "Hundreds of observers of one object released on several threads while another mutates: removal from the long list leaves every count exact, nothing reaches a dying observer, everything is freed"
+  )
+  func longObserverListReleasedConcurrently() {
+    // Long enough that the list keeps positions and leaves tombstones (IncomingSentinels).
+    let observersPerThread = 100
+    let releasingThreads = 3
+    let observerTracker = LifetimeTracker()
+    let handlerTracker = LifetimeTracker()
+    let toDeallocating = Counter()
+    let rounds = max(Self.rounds / 10, 10)
+    for round in 0..<rounds {
+      let subject = SharedCounter()
+      let queues = (0..<releasingThreads).map { _ in
+        ReleaseQueue(
+          (0..<observersPerThread).map { _ in StressObserver(tracker: observerTracker) })
+      }
+      // Registered interleaved across the threads' queues, so each thread frees slots spread
+      // over the whole list.
+      let weakObservers = queues.map { $0.weakReferences() }
+      for index in 0..<observersPerThread {
+        for observers in weakObservers {
+          let token = Token(handlerTracker)
+          observers[index].object!.autoObserve(subject, keyPath: \.count) { observer, _, _ in
+            withExtendedLifetime(token) {}
+            if observer.deinitFlag.isRaised { toDeallocating.increment() }
+          }
+        }
+      }
+      #expect(subject.observationRegistry.observerCount == observersPerThread * releasingThreads)
+      let finished = runSimultaneously(
+        queues.map { queue in { queue.releaseAll() } } + [
+          {
+            for _ in 0..<50 { subject.increment() }
+          }
+        ], within: 60)
+      guard finished else {
+        Issue.record("round \(round): the releases did not finish within 60 s")
+        return
+      }
+      #expect(subject.observationRegistry.observerCount == 0, "round \(round)")
+      #expect(observerTracker.liveCount == 0, "round \(round)")
+    }
+    #expect(handlerTracker.liveCount == 0, "every handler, so every observed-side sentinel, freed")
+    #expect(toDeallocating.value == 0)
+  }
+
+  @Test(
     "A handler running on one thread while its observer's last outside reference is dropped on another: the observer stays alive until the handler returns, then the registration ends"
   )
   func handlerOutlivesObserverRelease() {

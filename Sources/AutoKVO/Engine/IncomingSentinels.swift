@@ -1,0 +1,111 @@
+/// The sentinels of the registrations observing one object, in registration order.
+///
+/// A short list removes a sentinel by a linear search and a shift, as `InlineFirstArray` does. A
+/// long one (``indexingThreshold`` sentinels or more) also keeps each sentinel's position, and a
+/// removal puts ``RemovedSentinel/tombstone`` in the sentinel's slot instead of shifting the ones
+/// after it; the list is compacted once tombstones outnumber live sentinels. N observers of one
+/// object deallocated one by one thus cost O(N) in all instead of O(N²), and the order in which
+/// registrations are notified never changes. Guarded by the registry's lock.
+struct IncomingSentinels {
+  /// In registration order, with tombstones where sentinels were removed from a long list.
+  private(set) var slots = InlineFirstArray<ObservedSentinel>()
+  /// Kept only for a long list, out of line, so that a registry with a short list (nearly all of
+  /// them) pays one word for it.
+  private var index: PositionIndex?
+
+  /// Where each live sentinel of a long list is, and how many tombstones the list holds.
+  private final class PositionIndex {
+    var positions: [ObjectIdentifier: Int]
+    var tombstones = 0
+
+    init(positions: [ObjectIdentifier: Int]) {
+      self.positions = positions
+    }
+  }
+
+  /// The length from which positions are kept; they are dropped again below half of it.
+  static let indexingThreshold = 64
+
+  /// The number of live sentinels: `slots` without its tombstones.
+  var count: Int { slots.count - (index?.tombstones ?? 0) }
+
+  var isEmpty: Bool { count == 0 }
+
+  mutating func append(_ sentinel: ObservedSentinel) {
+    index?.positions[ObjectIdentifier(sentinel)] = slots.count
+    slots.append(sentinel)
+    if index == nil && slots.count >= Self.indexingThreshold {
+      rebuildIndex()
+    }
+  }
+
+  /// Removes `sentinel` and returns it, or returns `nil` when the list does not hold it.
+  mutating func remove(_ sentinel: ObservedSentinel) -> ObservedSentinel? {
+    guard let index else {
+      return slots.removeFirst(where: { $0 === sentinel })
+    }
+    guard let position = index.positions.removeValue(forKey: ObjectIdentifier(sentinel)) else {
+      return nil
+    }
+    let removed = slots.replace(at: position, with: RemovedSentinel.tombstone)
+    index.tombstones += 1
+    if index.positions.isEmpty {
+      self = IncomingSentinels()
+    } else if index.tombstones > index.positions.count {
+      compact()
+    }
+    return removed
+  }
+
+  /// Calls `body` on each live sentinel, in registration order.
+  func forEachSentinel(_ body: (ObservedSentinel) throws -> Void) rethrows {
+    try slots.forEachElement { sentinel in
+      if sentinel !== RemovedSentinel.tombstone { try body(sentinel) }
+    }
+  }
+
+  private mutating func compact() {
+    slots = slots.keeping { $0 !== RemovedSentinel.tombstone }
+    if slots.count >= Self.indexingThreshold / 2 {
+      rebuildIndex()
+    } else {
+      index = nil
+    }
+  }
+
+  private mutating func rebuildIndex() {
+    var positions = [ObjectIdentifier: Int](minimumCapacity: slots.count)
+    var position = 0
+    slots.forEachElement { sentinel in
+      if sentinel !== RemovedSentinel.tombstone { positions[ObjectIdentifier(sentinel)] = position }
+      position += 1
+    }
+    index = PositionIndex(positions: positions)
+  }
+}
+
+/// What fills the slot of a sentinel removed from a long ``IncomingSentinels`` list until the list
+/// is compacted: one shared object, triggered by no key path, belonging to no live registration.
+final class RemovedSentinel: ObservedSentinel, @unchecked Sendable {  // immutable
+  /// The registry the tombstone claims to belong to; never holds it, never deallocated.
+  private static let registry = ObservationRegistry()
+
+  static let tombstone = RemovedSentinel()
+
+  private init() {
+    super.init(
+      registry: Self.registry,
+      observation: .refused(),
+      primaryKeyPath: \RemovedSentinel.self,
+      extraTriggers: []
+    )
+  }
+
+  override func willChange(of object: AnyObject, _ change: ChangeDescriptor) -> Any? {
+    nil
+  }
+
+  override func didChange(of object: AnyObject, _ change: ChangeDescriptor, token: Any?) {}
+
+  override func observedObjectIsDeallocating() {}
+}
