@@ -248,12 +248,47 @@ struct RelayedRegistrationTests {
   }
 }
 
+extension RelayedRegistrationTests {
+  @Test(
+    "The registration-time call relayed inside a registration made on an actor runs synchronously, before the registration returns; later ones hop to the actor"
+  )
+  func initialCallOnActorIsSynchronous() async {
+    let notifier = Notifier()
+    let object = ForeignObject()
+    let tally = RelayTally()
+    let (context, receivedOnReturn) = await tally.watch(
+      notifier: notifier, object: object, initialPayload: "initial")
+    #expect(receivedOnReturn == ["initial"])
+    // Relayed on this thread, but not inside the registration: through the actor's mailbox.
+    notifier.notify(context, "later")
+    #expect(await eventually { await tally.received.count == 2 })
+    #expect(await tally.received == ["initial", "later"])
+  }
+}
+
 /// An actor whose relayed handler checks that it runs isolated to it.
 private actor RelayTally: KeyValueObservable {
   let observationRegistry = ObservationRegistry()
   private(set) var received: [String] = []
 
-  func watch(notifier: Notifier, object: ForeignObject) -> UInt {
+  /// Registers as `watch` does, relaying `initialPayload` from inside the registration, as
+  /// Foundation makes its `.initial` call inside `addObserver`; returns the context and what had
+  /// been received when the registration returned.
+  func watch(
+    notifier: Notifier, object: ForeignObject, initialPayload: String
+  ) -> (context: UInt, receivedOnReturn: [String]) {
+    let context = watch(notifier: notifier, object: object) { relay, context in
+      relay.whileRegistering { notifier.notify(context, initialPayload) }
+    }
+    return (context, received)
+  }
+
+  /// Registers on the actor, so that the handler runs isolated to it; `duringRegistration` runs
+  /// at the point where Foundation's `addObserver` would.
+  func watch(
+    notifier: Notifier, object: ForeignObject,
+    duringRegistration: (RelayedObservedSentinel<String>, UInt) -> Void = { _, _ in }
+  ) -> UInt {
     let context = notifier.registrations.makeContext()
     let relay = TypedRelayedObservedSentinel.register(
       observer: self,
@@ -267,6 +302,7 @@ private actor RelayTally: KeyValueObservable {
       detachFromLiveObject: { _ in }
     )
     notifier.registrations.setEntry(relay, for: context)
+    duringRegistration(relay, context)
     return context
   }
 }

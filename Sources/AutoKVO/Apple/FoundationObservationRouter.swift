@@ -81,9 +81,13 @@
       objc_setAssociatedObject(
         object, associationKey, unregistration, .OBJC_ASSOCIATION_RETAIN_NONATOMIC)
       // Kept alive across addObserver: if the `.initial` call cancels the registration, the
-      // relay is released, and the registration removed, only after it was added.
+      // relay is released, and the registration removed, only after it was added. Foundation
+      // makes the `.initial` call inside addObserver, on this thread: `whileRegistering` lets a
+      // handler registered from an actor receive it synchronously, before this returns.
       withExtendedLifetime(relay) {
-        object.addObserver(self, forKeyPath: keyPath, options: options, context: contextPointer)
+        relay.whileRegistering {
+          object.addObserver(self, forKeyPath: keyPath, options: options, context: contextPointer)
+        }
       }
       return relay.observation
     }

@@ -1,3 +1,5 @@
+import _AutoKVOShims
+
 /// The observed-side sentinel of a registration whose notifications come from outside AutoKVO's
 /// engine — Foundation's key-value observing on Apple platforms — and are relayed to the
 /// observer while the registration is active.
@@ -10,6 +12,25 @@ class RelayedObservedSentinel<Payload>: ObservedSentinel, @unchecked Sendable {
   /// has begun deallocating.
   func relay(_ payload: Payload) {
     preconditionFailure("RelayedObservedSentinel.relay must be overridden")
+  }
+
+  /// Runs `body`, the call that registers this sentinel with its notifier, marking this thread as
+  /// registering it: a notification the notifier relays for it on this thread meanwhile is the
+  /// registration-time (`.initial`) call, made where the registration is being made.
+  ///
+  /// A handler registered from an actor then gets that call synchronously, before the
+  /// registration returns, as it does from AutoKVO's own engine: the caller runs isolated to that
+  /// actor (it was captured with `#isolation`), so no hop is needed.
+  final func whileRegistering<Result>(_ body: () -> Result) -> Result {
+    let previous = autokvo_registering_relay()
+    autokvo_set_registering_relay(Unmanaged.passUnretained(self).toOpaque())
+    defer { autokvo_set_registering_relay(previous) }
+    return body()
+  }
+
+  /// Whether this thread is inside ``whileRegistering(_:)`` for this sentinel.
+  final var isBeingRegisteredOnThisThread: Bool {
+    autokvo_registering_relay() == Unmanaged.passUnretained(self).toOpaque()
   }
 
   /// A key path no AutoKVO change is ever posted for: the sentinel's only trigger, so that the
@@ -83,10 +104,15 @@ final class TypedRelayedObservedSentinel<Observer: AnyObject, Object: AnyObject,
   }
 
   override func relay(_ payload: Payload) {
-    guard case .synchronous = delivery else {
-      return delivery.run { self.deliverNow(payload) }
+    switch delivery {
+    case .synchronous:
+      deliverNow(payload)
+    case .actor where isBeingRegisteredOnThisThread:
+      // The registration-time call, made inside the registration, which runs on the actor.
+      deliverNow(payload)
+    case .actor, .queue:
+      delivery.run { self.deliverNow(payload) }
     }
-    deliverNow(payload)
   }
 
   private func deliverNow(_ payload: Payload) {
