@@ -10,7 +10,8 @@ struct IncomingSentinels {
   /// In registration order, with tombstones where sentinels were removed from a long list.
   private(set) var slots = InlineFirstArray<ObservedSentinel>()
   /// Kept only for a long list, out of line, so that a registry with a short list (nearly all of
-  /// them) pays one word for it.
+  /// them) pays one word for it. A reference: copies of the list share it, so only the registry's
+  /// own copy is ever mutated (the copy its `deinit` moves out is only read).
   private var index: PositionIndex?
 
   /// Where each live sentinel of a long list is, and how many tombstones the list holds.
