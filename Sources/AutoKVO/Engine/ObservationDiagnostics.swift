@@ -52,7 +52,12 @@ public enum ObservationDiagnostics {
   /// AutoKVO lock held.
   public static var handler: @Sendable (ObservationDiagnostic) -> Void {
     get { storage.withLock { $0 } }
-    set { storage.withLock { $0 = newValue } }
+    set {
+      // The replaced handler is released here, after the lock: it may hold the last reference
+      // to something whose deinit reports a diagnostic, and so reads this property.
+      let replaced = storage.replace(with: newValue)
+      withExtendedLifetime(replaced) {}
+    }
   }
 
   /// The default handler: prints the diagnostic to standard error.

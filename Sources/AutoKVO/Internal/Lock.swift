@@ -58,4 +58,13 @@ final class LockedValue<Value>: @unchecked Sendable {  // every access to `value
   func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
     try lock.withLock { try body(&value) }
   }
+
+  /// Stores `newValue` and returns the value it replaces, which the caller releases after the
+  /// lock: the old value may be the last reference to something whose deinit is user code.
+  func replace(with newValue: Value) -> Value {
+    lock.withLock {
+      defer { value = newValue }
+      return value
+    }
+  }
 }
