@@ -163,11 +163,17 @@ actor AgeLog: KeyValueObservable {
   let observationRegistry = ObservationRegistry()
   private(set) var ages: [Int] = []
 
-  func watch(_ person: Person) {
-    autoObserve(person, keyPath: \.age, options: .new) { [self] _, _, change in
+  func watch(_ person: Person, options: ObservationOptions = .new) {
+    autoObserve(person, keyPath: \.age, options: options) { [self] _, _, change in
       self.assertIsolated()
       self.ages.append(change.newValue!)
     }
+  }
+
+  /// Registers with `.initial`, and returns what had arrived when `autoObserve` returned.
+  func watchWithInitial(_ person: Person) -> [Int] {
+    watch(person, options: [.initial, .new])
+    return ages
   }
 }
 
@@ -208,6 +214,18 @@ struct ActorDeliveryTests {
     person.age = 2
     #expect(await eventually { await tally.count >= 2 })
     #expect(await tally.count == 2)
+  }
+
+  @Test(
+    "An actor's .initial call arrives before autoObserve returns, on the actor; later changes from elsewhere hop to it"
+  )
+  func customActorInitialIsSynchronous() async {
+    let person = Person(age: 7)
+    let log = AgeLog()
+    #expect(await log.watchWithInitial(person) == [7])
+    person.age = 8
+    #expect(await eventually { await log.ages.count == 2 })
+    #expect(await log.ages == [7, 8])
   }
 
   @Test(

@@ -1,4 +1,5 @@
 import Dispatch
+import _AutoKVOShims
 
 /// Where a registration's handler runs.
 ///
@@ -35,18 +36,24 @@ enum HandlerDelivery {
       let transfer = DeliveryTransfer(body)
       queue.async { transfer.body() }
     case .actor(let mailbox):
+      if mailbox.isBeingRegisteredOnThisThread { return body() }
       mailbox.submit(body)
     }
   }
 
-  /// Whether the caller is already where the handler must run, so that a registration-time call
-  /// (`.initial`) can be made synchronously.
-  var isCurrent: Bool {
-    switch self {
-    case .synchronous: return true
-    case .queue(let queue): return DeliveryQueues.isCurrent(queue)
-    case .actor: return true  // autoObserve runs isolated to the registration's actor
-    }
+  /// Runs `body`, the registration this delivery belongs to, marking this thread as making it.
+  ///
+  /// Deliveries `run` meanwhile on this thread — the registration-time (`.initial`) call, whether
+  /// the engine makes it or Foundation makes it inside `addObserver` — run synchronously, before
+  /// the registration returns: the registering code runs isolated to the registration's actor
+  /// (captured with `#isolation`), so it already is where the handler must run. A queue needs no
+  /// mark: `run` asks the queue itself.
+  func whileRegistering<Result>(_ body: () -> Result) -> Result {
+    guard case .actor(let mailbox) = self else { return body() }
+    let previous = autokvo_registering_delivery()
+    autokvo_set_registering_delivery(Unmanaged.passUnretained(mailbox).toOpaque())
+    defer { autokvo_set_registering_delivery(previous) }
+    return body()
   }
 }
 
@@ -79,6 +86,11 @@ final class ActorMailbox: @unchecked Sendable {
 
   init(_ actor: any Actor) {
     self.actor = actor
+  }
+
+  /// Whether this thread is inside `HandlerDelivery.whileRegistering(_:)` for this mailbox.
+  var isBeingRegisteredOnThisThread: Bool {
+    autokvo_registering_delivery() == Unmanaged.passUnretained(self).toOpaque()
   }
 
   func submit(_ body: @escaping () -> Void) {

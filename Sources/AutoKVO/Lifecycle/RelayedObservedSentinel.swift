@@ -1,5 +1,3 @@
-import _AutoKVOShims
-
 /// The observed-side sentinel of a registration whose notifications come from outside AutoKVO's
 /// engine — Foundation's key-value observing on Apple platforms — and are relayed to the
 /// observer while the registration is active.
@@ -14,23 +12,11 @@ class RelayedObservedSentinel<Payload>: ObservedSentinel, @unchecked Sendable {
     preconditionFailure("RelayedObservedSentinel.relay must be overridden")
   }
 
-  /// Runs `body`, the call that registers this sentinel with its notifier, marking this thread as
-  /// registering it: a notification the notifier relays for it on this thread meanwhile is the
-  /// registration-time (`.initial`) call, made where the registration is being made.
-  ///
-  /// A handler registered from an actor then gets that call synchronously, before the
-  /// registration returns, as it does from AutoKVO's own engine: the caller runs isolated to that
-  /// actor (it was captured with `#isolation`), so no hop is needed.
-  final func whileRegistering<Result>(_ body: () -> Result) -> Result {
-    let previous = autokvo_registering_relay()
-    autokvo_set_registering_relay(Unmanaged.passUnretained(self).toOpaque())
-    defer { autokvo_set_registering_relay(previous) }
-    return body()
-  }
-
-  /// Whether this thread is inside ``whileRegistering(_:)`` for this sentinel.
-  final var isBeingRegisteredOnThisThread: Bool {
-    autokvo_registering_relay() == Unmanaged.passUnretained(self).toOpaque()
+  /// Runs `body`, the call that registers this sentinel with its notifier, as the registration
+  /// it is (see `HandlerDelivery.whileRegistering(_:)`): a notification relayed on this thread
+  /// meanwhile is the registration-time (`.initial`) call.
+  func whileRegistering<Result>(_ body: () -> Result) -> Result {
+    preconditionFailure("RelayedObservedSentinel.whileRegistering must be overridden")
   }
 
   /// A key path no AutoKVO change is ever posted for: the sentinel's only trigger, so that the
@@ -103,16 +89,15 @@ final class TypedRelayedObservedSentinel<Observer: AnyObject, Object: AnyObject,
     }
   }
 
+  override func whileRegistering<Result>(_ body: () -> Result) -> Result {
+    delivery.whileRegistering(body)
+  }
+
   override func relay(_ payload: Payload) {
-    switch delivery {
-    case .synchronous:
-      deliverNow(payload)
-    case .actor where isBeingRegisteredOnThisThread:
-      // The registration-time call, made inside the registration, which runs on the actor.
-      deliverNow(payload)
-    case .actor, .queue:
-      delivery.run { self.deliverNow(payload) }
+    guard case .synchronous = delivery else {
+      return delivery.run { self.deliverNow(payload) }
     }
+    deliverNow(payload)
   }
 
   private func deliverNow(_ payload: Payload) {

@@ -97,16 +97,14 @@ final class TypedObservedSentinel<Observer: AnyObject, Object: KeyValueObservabl
     replaceRelays(with: dependencies, root: root)
   }
 
-  /// Delivers the registration-time call requested with `.initial`: synchronously, inside
-  /// `autoObserve`, unless the handler must run on a queue the caller is not on.
+  /// Delivers the registration-time call requested with `.initial`. Called inside `autoObserve`,
+  /// as part of the registration: synchronously, unless the handler must run on a queue the
+  /// caller is not on (the rule is `HandlerDelivery.whileRegistering(_:)`'s, shared with the
+  /// Foundation path).
   func deliverInitial(currentValue: Value) {
     let newValue = options.contains(.new) ? currentValue : nil
     let change = KeyValueChange(kind: .setting, newValue: newValue)
-    if delivery.isCurrent {
-      deliverNow(change)
-    } else {
-      deliver(change)
-    }
+    delivery.whileRegistering { deliver(change) }
   }
 
   override func willChange(of object: AnyObject, _ change: ChangeDescriptor) -> Any? {

@@ -99,10 +99,10 @@ static inline void autokvo_recording_ended(void) {
 void *_Nullable autokvo_thread_recorder(void);
 void autokvo_set_thread_recorder(void *_Nullable recorder);
 
-/// The relayed sentinel whose registration this thread is making right now, or NULL: a
-/// notification relayed for it on this thread is the registration-time (`.initial`) call.
-void *_Nullable autokvo_registering_relay(void);
-void autokvo_set_registering_relay(void *_Nullable relay);
+/// The actor delivery (its mailbox) of the registration this thread is making right now, or NULL:
+/// the registering code runs isolated to that actor, so a delivery made here needs no hop.
+void *_Nullable autokvo_registering_delivery(void);
+void autokvo_set_registering_delivery(void *_Nullable delivery);
 
 /// An address unique to the calling thread for as long as the thread lives.
 const void *_Nonnull autokvo_thread_identity(void);
