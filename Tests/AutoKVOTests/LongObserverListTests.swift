@@ -137,4 +137,63 @@ struct LongObserverListTests {
     #expect(registrations.allSatisfy { $0.observer!.observationRegistry.observingCount == 0 })
     #expect(handlers.liveCount == 0)
   }
+
+  @Test(
+    "Handlers that cancel later registrations of a long list during one change: the cancelled ones are not called for it, and the next change reaches exactly the rest, in order"
+  )
+  func cancelInsideCallback() {
+    let person = Person()
+    let log = Box<[Int]>()
+    log.value = []
+    let handles = Box<[KeyValueObservation]>()
+    handles.value = []
+    let handlers = LifetimeTracker()
+    // Observer n's handler logs n; every tenth one also cancels the registration five places
+    // later, which the same change has not reached yet.
+    let observers = (0..<120).map { NumberedObserver(number: $0) }
+    for observer in observers {
+      let token = Token(handlers)
+      handles.value!.append(
+        observer.autoObserve(person, keyPath: \.age) { observer, _, _ in
+          withExtendedLifetime(token) {}
+          log.value!.append(observer.number)
+          if observer.number % 10 == 0 { handles.value![observer.number + 5].cancel() }
+        })
+    }
+    let survivors = (0..<120).filter { $0 % 10 != 5 }
+    person.age += 1
+    #expect(log.value == survivors)
+    #expect(person.observationRegistry.observerCount == survivors.count)
+    #expect(handlers.liveCount == survivors.count, "each cancelled handler released at once")
+    log.value = []
+    person.age += 1
+    #expect(log.value == survivors)
+  }
+
+  @Test(
+    "A long list whose object and observers are all released at the same moment on several threads: every registration ends once and everything is freed"
+  )
+  func objectAndObserversReleasedTogether() {
+    let handlers = LifetimeTracker()
+    for round in 0..<20 {
+      let person = Handoff(Person())
+      let observers = ReleaseQueue((0..<200).map { NumberedObserver(number: $0) })
+      var handles: [KeyValueObservation] = []
+      for box in observers.weakReferences() {
+        let token = Token(handlers)
+        handles.append(
+          box.object!.autoObserve(person.object!, keyPath: \.name) { _, _, _ in
+            withExtendedLifetime(token) {}
+          })
+      }
+      let finished = runSimultaneously(
+        [observers.releaseAll, person.release, observers.releaseAll], within: 60)
+      guard finished else {
+        Issue.record("round \(round): the releases did not finish within 60 s")
+        return
+      }
+      #expect(handles.allSatisfy { $0.isCancelled }, "round \(round)")
+      #expect(handlers.liveCount == 0, "round \(round)")
+    }
+  }
 }

@@ -74,11 +74,14 @@ struct IncomingSentinels {
     }
   }
 
+  /// Indexes `slots`, which holds no tombstone: it is called when the list first grows long,
+  /// while it has no index and so no tombstone, and right after a compaction.
   private mutating func rebuildIndex() {
     var positions = [ObjectIdentifier: Int](minimumCapacity: slots.count)
     var position = 0
     slots.forEachElement { sentinel in
-      if sentinel !== RemovedSentinel.tombstone { positions[ObjectIdentifier(sentinel)] = position }
+      assert(sentinel !== RemovedSentinel.tombstone, "indexing a list that holds tombstones")
+      positions[ObjectIdentifier(sentinel)] = position
       position += 1
     }
     index = PositionIndex(positions: positions)
