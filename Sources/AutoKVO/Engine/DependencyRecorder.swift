@@ -28,14 +28,20 @@ final class DependencyRecorder {
     return (result, recorder.accesses)
   }
 
-  /// Called by every `@Observed` getter; costs one relaxed load unless some thread is recording.
+  /// Whether any thread is recording; what every `@Observed` getter asks first, with one
+  /// relaxed load.
   @inlinable
-  static func noteAccess(object: some KeyValueObservable, keyPath: AnyKeyPath) {
-    if autokvo_is_any_thread_recording() != 0 {
-      noteAccessWhileRecording(object: object, keyPath: keyPath)
-    }
+  static var isAnyThreadRecording: Bool {
+    autokvo_is_any_thread_recording() != 0
   }
 
+  /// Whether this thread is recording.
+  @usableFromInline
+  static var isRecordingOnThisThread: Bool {
+    autokvo_thread_recorder() != nil
+  }
+
+  /// Records a read of `keyPath` of `object` in this thread's recording, if there is one.
   @usableFromInline
   static func noteAccessWhileRecording(object: any KeyValueObservable, keyPath: AnyKeyPath) {
     guard let raw = autokvo_thread_recorder() else { return }  // another thread is recording

@@ -12,23 +12,40 @@ struct PendingNotification {
   let token: Any?
 }
 
+/// The registrations an automatic set notified before the change, for the notification after it;
+/// opaque to the `@Observed` setter that carries it from one to the other.
+@usableFromInline
+struct PendingAutomaticChange {
+  /// `nil` when the object's class does not notify the property automatically.
+  let notifications: PendingNotifications?
+}
+
 extension ObservationRegistry {
-  /// Performs `change`, an automatic set of `keyPath` on `object`, notifying the registrations it
-  /// concerns before and after. Called by `@Observed` only when the object has observers.
+  /// Notifies the registrations an automatic set of `property` concerns that it is about to
+  /// change, and returns them for ``didPerformAutomaticChange(of:_:_:)``; `nil` when the object's
+  /// class turned automatic notification off for the property. Called by `@Observed` only when
+  /// the object has observers and the property has been read by a registration.
   @usableFromInline
-  func performAutomaticChange<Object: KeyValueObservable>(
+  func willPerformAutomaticChange<Object: KeyValueObservable>(
     of object: Object,
-    keyPath: AnyKeyPath,
-    _ change: () -> Void
-  ) {
-    guard type(of: object).automaticallyNotifiesObservers(for: keyPath) else {
-      change()
-      return
+    _ property: ObservedProperty
+  ) -> PendingAutomaticChange {
+    guard type(of: object).automaticallyNotifiesObservers(for: property.keyPath) else {
+      return PendingAutomaticChange(notifications: nil)
     }
-    let descriptor = ChangeDescriptor.setting(keyPath)
-    let notifications = willChange(of: object, descriptor, automatic: true)
-    change()
-    didChange(of: object, descriptor, notifications)
+    return PendingAutomaticChange(
+      notifications: willChange(of: object, .setting(property.keyPath), automatic: true))
+  }
+
+  /// Completes an automatic set begun with ``willPerformAutomaticChange(of:_:)``.
+  @usableFromInline
+  func didPerformAutomaticChange(
+    of object: AnyObject,
+    _ property: ObservedProperty,
+    _ change: PendingAutomaticChange
+  ) {
+    guard let notifications = change.notifications else { return }
+    didChange(of: object, .setting(property.keyPath), notifications)
   }
 
   /// Performs a collection mutation of `keyPath` on `object`, notifying with `descriptor` (kind,

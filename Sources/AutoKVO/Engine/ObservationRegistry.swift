@@ -84,6 +84,36 @@ public final class ObservationRegistry: @unchecked Sendable {  // `state` is gua
     autokvo_atomic_load_relaxed(observedFlag) != 0
   }
 
+  /// Runs `body`, which reads or writes the ``ObservedProperty`` of one of this object's
+  /// `@Observed` properties, under this registry's lock. Inlined into the property's accessors,
+  /// so that the storage access inside `body` stays a direct, instantaneous field access.
+  @inlinable
+  @inline(__always)
+  func withPropertyLock<Result>(_ body: () -> Result) -> Result {
+    lockForProperty()
+    defer { unlockForProperty() }
+    return body()
+  }
+
+  @usableFromInline
+  func lockForProperty() {
+    lock.lock()
+  }
+
+  @usableFromInline
+  func unlockForProperty() {
+    lock.unlock()
+  }
+
+  /// A new ``ObservedProperty`` for the property declared at `keyPath`, kept by this registry for
+  /// the life of its object. Called under `withPropertyLock(_:)`, by the property's getter.
+  @usableFromInline
+  func makePropertyWhileLocked(keyPath: AnyKeyPath) -> ObservedProperty {
+    let property = ObservedProperty(keyPath: keyPath)
+    state.pointee.properties.append(property)
+    return property
+  }
+
   func attach(_ sentinel: ObservedSentinel) {
     withState { state in
       state.incoming.append(sentinel)
@@ -133,6 +163,10 @@ struct RegistryState {
   var outgoing = InlineFirstArray<ObserverSentinel>()
   /// Manual `willChangeValue(for:)` calls awaiting their `didChangeValue(for:)`.
   var pendingChanges: [PendingChange] = []
+  /// The ``ObservedProperty`` of each of the object's `@Observed` properties that a registration
+  /// has read. Kept here as well as in the properties' storage so that they outlive the object's
+  /// stored properties, whichever order those are destroyed in.
+  var properties: [ObservedProperty] = []
   /// Collection mutations in progress, whose automatic `.setting` notification is suppressed.
   var suppressedKeyPaths: [(thread: UnsafeRawPointer, keyPath: AnyKeyPath)] = []
 

@@ -33,6 +33,17 @@ struct Lock: @unchecked Sendable {  // a pointer to a lock built for cross-threa
     autokvo_lock_deinit(pointer)
   }
 
+  /// Takes the lock, for a critical section that spans inlined code in another module and so cannot
+  /// be a closure here; prefer ``withLock(_:)``. The caller calls ``unlock()`` on every path.
+  func lock() {
+    autokvo_lock_lock(pointer)
+  }
+
+  /// Releases the lock taken with ``lock()``.
+  func unlock() {
+    autokvo_lock_unlock(pointer)
+  }
+
   /// Runs `body` with the lock held. `body` must never call user code.
   @inline(__always)
   func withLock<Result>(_ body: () throws -> Result) rethrows -> Result {

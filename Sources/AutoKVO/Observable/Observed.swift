@@ -21,9 +21,16 @@ public struct Observed<Value> {
   @usableFromInline
   var storedValue: Value
 
+  /// The property's identity among its object's observed properties: `nil` until a registration
+  /// first reads the property, then set once, for the life of the object. Read and written only
+  /// under the enclosing object's registry lock (``ObservationRegistry/withPropertyLock(_:)``).
+  @usableFromInline
+  var property: ObservedProperty?
+
   /// Creates the property with its initial value.
   public init(wrappedValue: Value) {
     storedValue = wrappedValue
+    property = nil
   }
 
   /// Unavailable: `@Observed` reaches its value through the enclosing object.
@@ -40,11 +47,13 @@ public struct Observed<Value> {
   /// Reads and writes the property through its enclosing object, notifying on writes.
   ///
   /// Always inlined into the property's accessors, where both key paths are literals, so that the
-  /// optimizer turns `object[keyPath: storageKeyPath]` into a direct field access, also inside the
-  /// change closure. Left as a call (the subscript is too large for the inliner's default
-  /// threshold), every access applied its key paths through the runtime: about 1,800
-  /// instructions for a set on an unobserved object instead of about 360 (Docs/Performance.md).
-  /// The two key paths are still instantiated on every access; only a macro could avoid that.
+  /// optimizer turns `object[keyPath: storageKeyPath]` into a direct field access. The setter
+  /// names neither key path on any of its paths: the compiler instantiates a key-path literal at
+  /// the accessor's entry whenever any path through the accessor uses it, so a setter that
+  /// mentioned `wrappedKeyPath` even in its notifying branch paid for it on every set. The
+  /// notifying branch finds the property's key path in its ``ObservedProperty`` instead. Every
+  /// access to the storage is instantaneous (no call inside it): an access spanning a call makes
+  /// the compiler keep a run-time exclusivity check on every access to the property.
   @inlinable
   public static subscript<EnclosingSelf: KeyValueObservable>(
     _enclosingInstance object: EnclosingSelf,
@@ -53,7 +62,9 @@ public struct Observed<Value> {
   ) -> Value {
     @inline(__always)
     get {
-      DependencyRecorder.noteAccess(object: object, keyPath: wrappedKeyPath)
+      if DependencyRecorder.isAnyThreadRecording {
+        noteAccess(object: object, wrappedKeyPath, storageKeyPath)
+      }
       return object[keyPath: storageKeyPath].storedValue
     }
     @inline(__always)
@@ -64,14 +75,37 @@ public struct Observed<Value> {
       // like a second change while this one is being delivered.
       var replacedValue = newValue
       let registry = object.observationRegistry
-      guard registry.isObserved else {
+      if registry.isObserved,
+        let property = registry.withPropertyLock({ object[keyPath: storageKeyPath].property })
+      {
+        let notifications = registry.willPerformAutomaticChange(of: object, property)
         swap(&object[keyPath: storageKeyPath].storedValue, &replacedValue)
-        return
-      }
-      registry.performAutomaticChange(of: object, keyPath: wrappedKeyPath) {
+        registry.didPerformAutomaticChange(of: object, property, notifications)
+      } else {
         swap(&object[keyPath: storageKeyPath].storedValue, &replacedValue)
       }
     }
+  }
+
+  /// Tells the recorder of this thread, if any, that the property was read, and gives the
+  /// property its ``ObservedProperty`` the first time a recording on this thread reads it.
+  /// Inlined, so that its storage accesses are direct field accesses like the accessors' own.
+  @inlinable
+  @inline(__always)
+  static func noteAccess<EnclosingSelf: KeyValueObservable>(
+    object: EnclosingSelf,
+    _ wrappedKeyPath: ReferenceWritableKeyPath<EnclosingSelf, Value>,
+    _ storageKeyPath: ReferenceWritableKeyPath<EnclosingSelf, Observed<Value>>
+  ) {
+    guard DependencyRecorder.isRecordingOnThisThread else { return }
+    let registry = object.observationRegistry
+    registry.withPropertyLock {
+      if object[keyPath: storageKeyPath].property == nil {
+        object[keyPath: storageKeyPath].property = registry.makePropertyWhileLocked(
+          keyPath: wrappedKeyPath)
+      }
+    }
+    DependencyRecorder.noteAccessWhileRecording(object: object, keyPath: wrappedKeyPath)
   }
 }
 
