@@ -22,7 +22,8 @@ extension KeyValueObservable {
     for keyPath: KeyPath<Self, [Element]>
   ) {
     let descriptor = CollectionChanges.arrayChange(
-      kind, at: indexes, of: self[keyPath: keyPath], keyPath: keyPath, objectType: Self.self)
+      kind, at: indexes, of: self[keyPath: keyPath],
+      keyPath: Dependencies.postedKeyPath(of: keyPath, on: self), objectType: Self.self)
     observationRegistry.willChangeValue(of: self, descriptor)
   }
 
@@ -33,7 +34,8 @@ extension KeyValueObservable {
     valuesAt indexes: IndexSet,
     for keyPath: KeyPath<Self, [Element]>
   ) {
-    observationRegistry.didChangeValue(of: self, keyPath: keyPath) { descriptor in
+    let posted = Dependencies.postedKeyPath(of: keyPath, on: self)
+    observationRegistry.didChangeValue(of: self, keyPath: posted) { descriptor in
       CollectionChanges.completeArrayChange(
         &descriptor, with: self[keyPath: keyPath], objectType: Self.self)
     }
@@ -50,7 +52,8 @@ extension KeyValueObservable {
     using members: Set<Element>
   ) {
     let descriptor = CollectionChanges.setChange(
-      mutation, with: members, of: self[keyPath: keyPath], keyPath: keyPath)
+      mutation, with: members, of: self[keyPath: keyPath],
+      keyPath: Dependencies.postedKeyPath(of: keyPath, on: self))
     observationRegistry.willChangeValue(of: self, descriptor)
   }
 
@@ -61,7 +64,8 @@ extension KeyValueObservable {
     withSetMutation mutation: SetMutationKind,
     using members: Set<Element>
   ) {
-    observationRegistry.didChangeValue(of: self, keyPath: keyPath)
+    observationRegistry.didChangeValue(
+      of: self, keyPath: Dependencies.postedKeyPath(of: keyPath, on: self))
   }
 
   /// A proxy for the array at `keyPath` whose mutations notify observers with the exact kind,

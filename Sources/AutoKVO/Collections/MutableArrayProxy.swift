@@ -131,7 +131,8 @@ public struct MutableArrayProxy<Object: KeyValueObservable, Element> {
       return withExtendedLifetime(before) {}
     }
     let descriptor = CollectionChanges.arrayChange(
-      kind, at: indexes, of: before, keyPath: keyPath, objectType: Object.self)
+      kind, at: indexes, of: before, keyPath: Dependencies.postedKeyPath(of: keyPath, on: object),
+      objectType: Object.self)
     registry.performCollectionChange(of: object, descriptor) {
       body(&object[keyPath: keyPath])
     } completeDescriptor: { descriptor in

@@ -71,7 +71,8 @@ public struct MutableSetProxy<Object: KeyValueObservable, Element: Hashable> {
     defer { withExtendedLifetime(before) {} }
     guard registry.isObserved else { return body(&object[keyPath: keyPath]) }
     let descriptor = CollectionChanges.setChange(
-      mutation, with: members, of: before, keyPath: keyPath)
+      mutation, with: members, of: before,
+      keyPath: Dependencies.postedKeyPath(of: keyPath, on: object))
     registry.performCollectionChange(of: object, descriptor) {
       body(&object[keyPath: keyPath])
     } completeDescriptor: { _ in

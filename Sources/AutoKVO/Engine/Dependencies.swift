@@ -1,7 +1,8 @@
 /// What one registration depends on: the key paths of the observed object whose changes concern
 /// it, and the key paths of other objects its key path reaches through chains.
 struct Dependencies {
-  /// Key paths of the observed (root) object; the registered key path comes first.
+  /// Key paths of the observed (root) object; the key path the registration's own changes are
+  /// posted under comes first (see ``postedKeyPath(of:on:)``).
   var rootTriggers: [AnyKeyPath]
   /// Other objects the evaluation read `@Observed` properties of, each with those key paths.
   var relays: [RelayTarget]
@@ -27,10 +28,15 @@ struct Dependencies {
   ) -> (value: Value, dependencies: Dependencies) {
     let (value, firstAccesses) = DependencyRecorder.record { root[keyPath: keyPath] }
     var accesses = firstAccesses
-    var dependencies = Dependencies(rootTriggers: [keyPath], relays: [], isEmpty: true)
+    let posted = postedKeyPath(of: keyPath, on: root, value: value, accesses: accesses)
+    var dependencies = Dependencies(rootTriggers: [posted], relays: [], isEmpty: true)
 
     // Declared dependencies, followed transitively; the visited list ends cycles.
+    // Declarations are asked for under both names of an inherited property.
     var pending = Array(type(of: root).keyPathsForValuesAffecting(keyPath))
+    if posted != keyPath {
+      pending += type(of: root).keyPathsForValuesAffecting(posted)
+    }
     while let declared = pending.popLast() {
       guard !dependencies.rootTriggers.contains(declared) else { continue }
       dependencies.rootTriggers.append(declared)
@@ -43,6 +49,47 @@ struct Dependencies {
       dependencies.add(access, root: root)
     }
     return (value, dependencies)
+  }
+
+  /// The key path under which changes of `keyPath` of `object` are posted.
+  ///
+  /// That is `keyPath` itself, except for an ``Observed`` property declared in a superclass and
+  /// named through a subclass: `\Derived.items` does not compare equal to `\Base.items`, the key
+  /// path the property's setter, its collection proxies and its class's own manual notifications
+  /// post under, so it is replaced by it. Evaluates `keyPath` once, recording what it reads.
+  static func postedKeyPath<Object: KeyValueObservable, Value>(
+    of keyPath: KeyPath<Object, Value>,
+    on object: Object
+  ) -> AnyKeyPath {
+    let (value, accesses) = DependencyRecorder.record { object[keyPath: keyPath] }
+    return postedKeyPath(of: keyPath, on: object, value: value, accesses: accesses)
+  }
+
+  /// Recognises an inherited `@Observed` property from one evaluation of `keyPath`: it read one
+  /// `@Observed` property of `object` and nothing else; that property is declared in another
+  /// class than `keyPath`'s root and has the same type; `keyPath` is writable, as a property
+  /// wrapper's is; and both read the same value, bit for bit. A computed property of a subclass
+  /// that transforms one inherited property fails the last tests (a get-only one always).
+  private static func postedKeyPath<Object: KeyValueObservable, Value>(
+    of keyPath: KeyPath<Object, Value>,
+    on object: Object,
+    value: Value,
+    accesses: [DependencyRecorder.Access]
+  ) -> AnyKeyPath {
+    guard accesses.count == 1, let declared = accesses.first?.keyPath,
+      accesses[0].object === object, declared != keyPath,
+      keyPath is ReferenceWritableKeyPath<Object, Value>,
+      type(of: declared).rootType != Object.self, type(of: declared).valueType == Value.self,
+      let declaredValue = object[keyPath: declared] as? Value,
+      Self.haveSameBits(value, declaredValue)
+    else { return keyPath }
+    return declared
+  }
+
+  private static func haveSameBits<Value>(_ first: Value, _ second: Value) -> Bool {
+    withUnsafeBytes(of: first) { first in
+      withUnsafeBytes(of: second) { second in first.elementsEqual(second) }
+    }
   }
 
   /// Adds one recorded read, once: diamonds in the dependency graph record the same read twice.

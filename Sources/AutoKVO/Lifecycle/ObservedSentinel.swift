@@ -19,7 +19,9 @@ class ObservedSentinel: @unchecked Sendable {
   /// The registration's handle and lifecycle, shared with the observer-side sentinel.
   let observation: KeyValueObservation
 
-  /// The key path this sentinel was registered for.
+  /// The key path the registration's own changes are posted under: the registered key path, or,
+  /// for an inherited `@Observed` property named through a subclass, the key path of its
+  /// declaration (`Dependencies.postedKeyPath(of:on:)`).
   let primaryKeyPath: AnyKeyPath
 
   /// Further key paths of the observed object whose changes concern this registration, found by

@@ -77,7 +77,7 @@ final class TypedObservedSentinel<Observer: AnyObject, Object: KeyValueObservabl
     super.init(
       registry: registry,
       observation: observation,
-      primaryKeyPath: keyPath,
+      primaryKeyPath: dependencies.rootTriggers[0],
       extraTriggers: Array(dependencies.rootTriggers.dropFirst())
     )
     self.root = root
@@ -150,7 +150,7 @@ final class TypedObservedSentinel<Observer: AnyObject, Object: KeyValueObservabl
   // its own. Docs/Performance.md has the profile.
 
   private func collectionChange(_ change: ChangeDescriptor) -> ChangeDescriptor? {
-    change.isCollectionShaped(for: keyPath) ? change : nil
+    change.isCollectionShaped(for: primaryKeyPath) ? change : nil
   }
 
   /// Returns the old value, boxed, as the token `didChange` receives, and sends the prior call.

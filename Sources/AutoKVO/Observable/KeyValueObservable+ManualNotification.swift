@@ -14,7 +14,8 @@ extension KeyValueObservable {
   /// ``automaticallyNotifiesObservers(for:)`` turns off. Pairs for different key paths may nest;
   /// each delivers one notification.
   public func willChangeValue<Value>(for keyPath: KeyPath<Self, Value>) {
-    observationRegistry.willChangeValue(of: self, .setting(keyPath))
+    let posted = Dependencies.postedKeyPath(of: keyPath, on: self)
+    observationRegistry.willChangeValue(of: self, .setting(posted))
   }
 
   /// Tells observers that the value at `keyPath` has changed, completing the innermost
@@ -23,6 +24,7 @@ extension KeyValueObservable {
   /// New values are read and notifications delivered now. A call with no matching
   /// ``willChangeValue(for:)`` delivers nothing and reports an ``ObservationDiagnostic``.
   public func didChangeValue<Value>(for keyPath: KeyPath<Self, Value>) {
-    observationRegistry.didChangeValue(of: self, keyPath: keyPath)
+    observationRegistry.didChangeValue(
+      of: self, keyPath: Dependencies.postedKeyPath(of: keyPath, on: self))
   }
 }

@@ -13,7 +13,9 @@ extension KeyValueObservable {
     _ object: Object,
     keyPath: KeyPath<Object, Value>
   ) -> Int {
-    stopObserving(object.observationRegistry, keyPath: keyPath)
+    stopObserving(
+      object.observationRegistry,
+      keyPath: Dependencies.postedKeyPath(of: keyPath, on: object))
   }
 
   /// Ends every live registration this observer made on any key path of `object`, and returns
