@@ -76,10 +76,12 @@ struct Dependencies {
     value: Value,
     accesses: [DependencyRecorder.Access]
   ) -> AnyKeyPath {
+    // Cheapest tests first: this runs at every registration, and comparing two key paths for
+    // equality costs far more than comparing their root types (different roots, different paths).
     guard accesses.count == 1, let declared = accesses.first?.keyPath,
-      accesses[0].object === object, declared != keyPath,
+      type(of: declared).rootType != Object.self, accesses[0].object === object,
+      type(of: declared).valueType == Value.self,
       keyPath is ReferenceWritableKeyPath<Object, Value>,
-      type(of: declared).rootType != Object.self, type(of: declared).valueType == Value.self,
       let declaredValue = object[keyPath: declared] as? Value,
       Self.haveSameBits(value, declaredValue)
     else { return keyPath }
