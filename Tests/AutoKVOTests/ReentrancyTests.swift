@@ -17,6 +17,26 @@ struct ReentrancyTests {
     #expect(person.age == 3)
   }
 
+  @Test(
+    "Observers after a handler that sets again get the values of the set they are told of, as in KVO"
+  )
+  func laterObserversKeepTheirSetsValues() {
+    let person = Person(age: 0)
+    let first = Watcher()
+    let second = Watcher()
+    first.autoObserve(person, keyPath: \.age) { w, p, c in
+      w.record(describe(c))
+      if p.age == 1 { p.age = 2 }
+    }
+    second.autoObserve(person, keyPath: \.age) { w, _, c in w.record(describe(c)) }
+    person.age = 1
+    #expect(first.log == ["setting 0->1", "setting 1->2"])
+    // The nested set is delivered in full first; the outer one then reaches `second` with its own
+    // old and new values, not with the property's value at that moment.
+    #expect(second.log == ["setting 1->2", "setting 0->1"])
+    #expect(person.age == 2)
+  }
+
   @Test("A registration made inside a handler is not called for the change in flight")
   func registerInsideHandler() {
     let person = Person()

@@ -76,11 +76,12 @@ struct Dependencies {
     value: Value,
     accesses: [DependencyRecorder.Access]
   ) -> AnyKeyPath {
-    // Cheapest tests first: this runs at every registration, and comparing two key paths for
-    // equality costs far more than comparing their root types (different roots, different paths).
-    guard accesses.count == 1, let declared = accesses.first?.keyPath,
-      type(of: declared).rootType != Object.self, accesses[0].object === object,
-      type(of: declared).valueType == Value.self,
+    // The common case, a property of the key path's own class, is settled by the first
+    // comparison; the key paths' root and value types cost more to ask for.
+    guard accesses.count == 1, accesses[0].object === object else { return keyPath }
+    let declared = accesses[0].keyPath
+    guard declared != keyPath,
+      type(of: declared).rootType != Object.self, type(of: declared).valueType == Value.self,
       keyPath is ReferenceWritableKeyPath<Object, Value>,
       let declaredValue = object[keyPath: declared] as? Value,
       Self.haveSameBits(value, declaredValue)

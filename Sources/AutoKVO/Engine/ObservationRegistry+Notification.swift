@@ -12,6 +12,35 @@ struct PendingNotification {
   let token: Any?
 }
 
+/// The values an `@Observed` setter replaced and stored, lent to the registrations it notifies for
+/// the duration of the notification, so that none reads the property again.
+struct SetterValues {
+  let oldValue: UnsafeRawPointer
+  let newValue: UnsafeRawPointer
+  /// The property's value type: a registration reads the values only as its own value type, and
+  /// only when the two are the same.
+  let valueType: Any.Type
+
+  init<Value>(
+    oldValue: UnsafePointer<Value>,
+    newValue: UnsafePointer<Value>,
+    valueType: Value.Type
+  ) {
+    self.oldValue = UnsafeRawPointer(oldValue)
+    self.newValue = UnsafeRawPointer(newValue)
+    self.valueType = valueType
+  }
+
+  /// The values as `Value`, or `nil` when the property's value type is another.
+  func values<Value>(as type: Value.Type) -> (old: Value, new: Value)? {
+    guard valueType == Value.self else { return nil }
+    return (
+      oldValue.assumingMemoryBound(to: Value.self).pointee,
+      newValue.assumingMemoryBound(to: Value.self).pointee
+    )
+  }
+}
+
 /// The registrations an automatic set notified before the change, for the notification after it;
 /// opaque to the `@Observed` setter that carries it from one to the other.
 @usableFromInline
@@ -33,19 +62,37 @@ extension ObservationRegistry {
     guard type(of: object).automaticallyNotifiesObservers(for: property.keyPath) else {
       return PendingAutomaticChange(notifications: nil)
     }
-    return PendingAutomaticChange(
-      notifications: willChange(of: object, .setting(property.keyPath), automatic: true))
+    let descriptor = ChangeDescriptor.setting(property.keyPath)
+    // The snapshot is taken once: a registration made by a handler during this change is not
+    // notified of it.
+    let notifications = sentinels(triggeredBy: property.keyPath, automatic: true).mapElements {
+      sentinel in
+      PendingNotification(sentinel: sentinel, token: sentinel.willSet(of: object, descriptor))
+    }
+    return PendingAutomaticChange(notifications: notifications)
   }
 
-  /// Completes an automatic set begun with ``willPerformAutomaticChange(of:_:)``.
+  /// Completes an automatic set begun with ``willPerformAutomaticChange(of:_:)``, handing each
+  /// registration the values the setter replaced and stored.
   @usableFromInline
-  func didPerformAutomaticChange(
+  func didPerformAutomaticChange<Value>(
     of object: AnyObject,
     _ property: ObservedProperty,
-    _ change: PendingAutomaticChange
+    _ change: PendingAutomaticChange,
+    oldValue: Value,
+    newValue: Value
   ) {
     guard let notifications = change.notifications else { return }
-    didChange(of: object, .setting(property.keyPath), notifications)
+    let descriptor = ChangeDescriptor.setting(property.keyPath)
+    withUnsafePointer(to: oldValue) { oldValue in
+      withUnsafePointer(to: newValue) { newValue in
+        let values = SetterValues(oldValue: oldValue, newValue: newValue, valueType: Value.self)
+        notifications.forEachElement { notification in
+          notification.sentinel.didSet(
+            of: object, descriptor, token: notification.token, values: values)
+        }
+      }
+    }
   }
 
   /// Performs a collection mutation of `keyPath` on `object`, notifying with `descriptor` (kind,

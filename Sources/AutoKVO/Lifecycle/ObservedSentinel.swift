@@ -56,6 +56,24 @@ class ObservedSentinel: @unchecked Sendable {
     preconditionFailure("ObservedSentinel.didChange must be overridden")
   }
 
+  /// Called before an automatic set of an `@Observed` property, whose setter will hand the old
+  /// and new values to ``didSet(of:_:token:values:)``. A sentinel that can use those values need
+  /// not read anything now; by default, the same as ``willChange(of:_:)``.
+  func willSet(of object: AnyObject, _ change: ChangeDescriptor) -> Any? {
+    willChange(of: object, change)
+  }
+
+  /// Called after an automatic set, with the values the setter replaced and stored; by default,
+  /// the same as ``didChange(of:_:token:)``, which ignores them.
+  func didSet(
+    of object: AnyObject,
+    _ change: ChangeDescriptor,
+    token: Any?,
+    values: SetterValues
+  ) {
+    didChange(of: object, change, token: token)
+  }
+
   /// Called by the owning registry's `deinit`: the observed object is being deallocated.
   func observedObjectIsDeallocating() {
     observation.end(.observedDeallocated)

@@ -117,6 +117,29 @@ final class TypedObservedSentinel<Observer: AnyObject, Object: KeyValueObservabl
     didChange(root: root, collection: collectionChange(change), token: token)
   }
 
+  /// A registration on exactly the property being set (one that does not rediscover its
+  /// dependencies is triggered by no other set) takes the setter's values in ``didSet``: it
+  /// reads nothing before the change unless it sends a prior call.
+  override func willSet(of object: AnyObject, _ change: ChangeDescriptor) -> Any? {
+    guard rediscovers || options.contains(.prior) else { return nil }
+    return willChange(of: object, change)
+  }
+
+  override func didSet(
+    of object: AnyObject,
+    _ change: ChangeDescriptor,
+    token: Any?,
+    values: SetterValues
+  ) {
+    guard !rediscovers, let (oldValue, newValue) = values.values(as: Value.self) else {
+      return didChange(of: object, change, token: token)
+    }
+    var delivered = KeyValueChange<Value>(kind: .setting)
+    if options.contains(.old) { delivered.oldValue = oldValue }
+    if options.contains(.new) { delivered.newValue = newValue }
+    deliver(delivered)
+  }
+
   // MARK: RelayReceiver
 
   func relayedWillChange() -> Any? {

@@ -78,9 +78,10 @@ public struct Observed<Value> {
       if registry.isObserved,
         let property = registry.withPropertyLock({ object[keyPath: storageKeyPath].property })
       {
-        let notifications = registry.willPerformAutomaticChange(of: object, property)
+        let change = registry.willPerformAutomaticChange(of: object, property)
         swap(&object[keyPath: storageKeyPath].storedValue, &replacedValue)
-        registry.didPerformAutomaticChange(of: object, property, notifications)
+        registry.didPerformAutomaticChange(
+          of: object, property, change, oldValue: replacedValue, newValue: newValue)
       } else {
         swap(&object[keyPath: storageKeyPath].storedValue, &replacedValue)
       }
