@@ -7,18 +7,21 @@ import _AutoKVOShims
 /// with a delivery queue runs its handler on that queue: synchronously when the change happens
 /// on it, otherwise asynchronously there, in order. A registration made from an actor-isolated
 /// context runs its handler on that actor, since the handler assumes it, also in order.
+@usableFromInline
 enum HandlerDelivery {
   case synchronous
   case queue(DispatchQueue)
   case actor(ActorMailbox)
 
   /// The delivery for a handler registered with `queue`.
+  @usableFromInline
   static func resolve(queue: DispatchQueue) -> HandlerDelivery {
     .queue(DeliveryQueues.marked(queue))
   }
 
   /// The delivery for a handler registered from `isolation`: on that actor, or synchronously on
   /// the mutating thread when the registration was made from nonisolated code.
+  @usableFromInline
   static func resolve(isolation: (any Actor)?) -> HandlerDelivery {
     guard let isolation else { return .synchronous }
     // The main actor runs wherever the main queue runs, and that queue already keeps order.
@@ -75,6 +78,7 @@ final class DeliveryTransfer: @unchecked Sendable {
 /// joins the list that drain will take next.
 // @unchecked Sendable: `state` is behind its own lock, `actor` is immutable, and each closure is
 // run once, on the actor, where its handler expects to run.
+@usableFromInline
 final class ActorMailbox: @unchecked Sendable {
   private let actor: any Actor
   private let state = LockedValue(State())

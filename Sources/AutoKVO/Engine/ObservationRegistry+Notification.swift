@@ -17,8 +17,8 @@ struct PendingNotification {
 struct SetterValues {
   let oldValue: UnsafeRawPointer
   let newValue: UnsafeRawPointer
-  /// The property's value type: a registration reads the values only as its own value type, and
-  /// only when the two are the same.
+  /// The property's value type: a registration takes the values only when its own value type is
+  /// the same.
   let valueType: Any.Type
 
   init<Value>(
@@ -29,15 +29,6 @@ struct SetterValues {
     self.oldValue = UnsafeRawPointer(oldValue)
     self.newValue = UnsafeRawPointer(newValue)
     self.valueType = valueType
-  }
-
-  /// The values as `Value`, or `nil` when the property's value type is another.
-  func values<Value>(as type: Value.Type) -> (old: Value, new: Value)? {
-    guard valueType == Value.self else { return nil }
-    return (
-      oldValue.assumingMemoryBound(to: Value.self).pointee,
-      newValue.assumingMemoryBound(to: Value.self).pointee
-    )
   }
 }
 

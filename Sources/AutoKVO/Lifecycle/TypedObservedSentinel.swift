@@ -23,7 +23,8 @@ final class TypedObservedSentinel<Observer: AnyObject, Object: KeyValueObservabl
 
   private let keyPath: KeyPath<Object, Value>
   private let options: ObservationOptions
-  private let handler: (Observer, Object, KeyValueChange<Value>) -> Void
+  /// The user's handler behind an adapter that builds the change (see `HandlerInput`).
+  private let handler: (Observer, Object, HandlerInput) -> Void
 
   /// What only some registrations need, out of line: `nil` for a handler that runs synchronously
   /// on a single stored property, the common case, whose sentinel then fits a 112-byte heap block
@@ -63,7 +64,7 @@ final class TypedObservedSentinel<Observer: AnyObject, Object: KeyValueObservabl
     options: ObservationOptions,
     dependencies: Dependencies,
     delivery: HandlerDelivery,
-    handler: @escaping (Observer, Object, KeyValueChange<Value>) -> Void
+    handler: @escaping (Observer, Object, HandlerInput) -> Void
   ) {
     self.observer = observer
     self.keyPath = keyPath
@@ -131,13 +132,16 @@ final class TypedObservedSentinel<Observer: AnyObject, Object: KeyValueObservabl
     token: Any?,
     values: SetterValues
   ) {
-    guard !rediscovers, let (oldValue, newValue) = values.values(as: Value.self) else {
+    // Only raw pointers and the value type's identity are handled here: this code runs
+    // unspecialized, and the handler's adapter builds the change where it is specialized.
+    guard !rediscovers, case .synchronous = delivery, values.valueType == Value.self else {
       return didChange(of: object, change, token: token)
     }
-    var delivered = KeyValueChange<Value>(kind: .setting)
-    if options.contains(.old) { delivered.oldValue = oldValue }
-    if options.contains(.new) { delivered.newValue = newValue }
-    deliver(delivered)
+    guard observation.isActive, let observer, let root else { return }
+    let input = HandlerInput(
+      oldValue: options.contains(.old) ? values.oldValue : nil,
+      newValue: options.contains(.new) ? values.newValue : nil)
+    handler(observer, root, input)
   }
 
   // MARK: RelayReceiver
@@ -259,7 +263,7 @@ final class TypedObservedSentinel<Observer: AnyObject, Object: KeyValueObservabl
     // cancelled this registration, and nothing may be delivered after cancel() returns. Neither
     // side may have begun deallocating: both weak loads answer `nil` from then on.
     guard observation.isActive, let observer, let object = root else { return }
-    handler(observer, object, change)
+    withUnsafePointer(to: change) { handler(observer, object, HandlerInput(change: $0)) }
   }
 
   // MARK: Dependencies

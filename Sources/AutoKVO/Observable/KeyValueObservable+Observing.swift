@@ -50,6 +50,7 @@ extension KeyValueObservable {
     /// - Returns: A handle you may keep to cancel early, or drop: dropping it does not end the
     ///   observation.
     @discardableResult
+    @inlinable
     public func autoObserve<Object: KeyValueObservable, Value>(
       _ object: Object,
       keyPath: KeyPath<Object, Value>,
@@ -57,7 +58,9 @@ extension KeyValueObservable {
       isolation: isolated (any Actor)? = #isolation,
       changeHandler: @escaping (Self, Object, KeyValueChange<Value>) -> Void
     ) -> KeyValueObservation {
-      register(object, keyPath, options, .resolve(isolation: isolation), changeHandler)
+      register(
+        object, keyPath, options, .resolve(isolation: isolation),
+        adaptedHandler: adaptHandler(changeHandler))
     }
   #endif
 
@@ -99,6 +102,7 @@ extension KeyValueObservable {
   /// - Returns: A handle you may keep to cancel early, or drop: dropping it does not end the
   ///   observation.
   @discardableResult
+  @inlinable
   public func autoObserve<Object: KeyValueObservable, Value>(
     _ object: Object,
     keyPath: KeyPath<Object, Value>,
@@ -106,16 +110,32 @@ extension KeyValueObservable {
     deliveryQueue: DispatchQueue,
     changeHandler: @escaping (Self, Object, KeyValueChange<Value>) -> Void
   ) -> KeyValueObservation {
-    register(object, keyPath, options, .resolve(queue: deliveryQueue), changeHandler)
+    register(
+      object, keyPath, options, .resolve(queue: deliveryQueue),
+      adaptedHandler: adaptHandler(changeHandler))
   }
 
-  /// Registers `changeHandler`; what every engine form of `autoObserve` does.
+  /// Registers `changeHandler`: what the engine forms of `autoObserve` that are not inlined into
+  /// their caller do.
   func register<Object: KeyValueObservable, Value>(
     _ object: Object,
     _ keyPath: KeyPath<Object, Value>,
     _ options: ObservationOptions,
     _ delivery: HandlerDelivery,
     _ changeHandler: @escaping (Self, Object, KeyValueChange<Value>) -> Void
+  ) -> KeyValueObservation {
+    register(object, keyPath, options, delivery, adaptedHandler: adaptHandler(changeHandler))
+  }
+
+  /// Registers a handler behind its adapter (see `HandlerInput`); what every engine form of
+  /// `autoObserve` does.
+  @usableFromInline
+  func register<Object: KeyValueObservable, Value>(
+    _ object: Object,
+    _ keyPath: KeyPath<Object, Value>,
+    _ options: ObservationOptions,
+    _ delivery: HandlerDelivery,
+    adaptedHandler changeHandler: @escaping (Self, Object, HandlerInput) -> Void
   ) -> KeyValueObservation {
     let (currentValue, dependencies) = Dependencies.discover(root: object, keyPath: keyPath)
     if dependencies.isEmpty && type(of: object).automaticallyNotifiesObservers(for: keyPath) {
@@ -180,6 +200,7 @@ extension KeyValueObservable {
     ///   - changeHandler: Called with the observer, the object that changed and the change.
     /// - Returns: One handle per object, in the order of `objects`.
     @discardableResult
+    @inlinable
     public func autoObserve<Objects: Sequence, Value>(
       _ objects: Objects,
       keyPath: KeyPath<Objects.Element, Value>,
@@ -188,7 +209,8 @@ extension KeyValueObservable {
       changeHandler: @escaping (Self, Objects.Element, KeyValueChange<Value>) -> Void
     ) -> [KeyValueObservation] where Objects.Element: KeyValueObservable {
       let delivery = HandlerDelivery.resolve(isolation: isolation)
-      return objects.map { register($0, keyPath, options, delivery, changeHandler) }
+      let handler = adaptHandler(changeHandler)
+      return objects.map { register($0, keyPath, options, delivery, adaptedHandler: handler) }
     }
   #endif
 }
