@@ -142,6 +142,25 @@ struct DependencyTests {
     #expect(watcher.log == ["Buddy", "Pal", "Fido", "Rover"])
   }
 
+  @Test("A registration that starts reading a property is notified of its sets in registration order")
+  func registrationOrderAfterRediscovery() {
+    let owner = Owner()
+    let log = Box<[String]>()
+    log.value = []
+    let first = Watcher()
+    let second = Watcher()
+    first.autoObserve(owner, keyPath: \.displayName, options: .new) { _, _, change in
+      log.value!.append("displayName \(change.newValue ?? "")")
+    }
+    second.autoObserve(owner, keyPath: \.nickname, options: .new) { _, _, change in
+      log.value!.append("nickname \(change.newValue ?? "")")
+    }
+    owner.useNickname = true  // `displayName` reads `nickname` from now on
+    log.value = []
+    owner.nickname = "Pal"
+    #expect(log.value == ["displayName Pal", "nickname Pal"])
+  }
+
   @Test("Declared dependencies notify a computed property whose getter reads no @Observed property")
   func declaredDependencies() {
     let document = Document()

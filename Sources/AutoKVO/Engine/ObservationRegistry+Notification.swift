@@ -32,35 +32,49 @@ struct SetterValues {
   }
 }
 
-/// The registrations an automatic set notified before the change, for the notification after it;
-/// opaque to the `@Observed` setter that carries it from one to the other.
+/// The registrations an automatic set concerns, taken before the change, with what each returned
+/// then, for the notification after it; opaque to the `@Observed` setter that carries it.
 @usableFromInline
 struct PendingAutomaticChange {
-  /// `nil` when the object's class does not notify the property automatically.
-  let notifications: PendingNotifications?
+  /// In registration order, tombstones included (they ignore every change).
+  let sentinels: InlineFirstArray<ObservedSentinel>
+  /// What each sentinel returned before the change, by position; `nil` while all returned `nil`,
+  /// as every registration on exactly the property does unless it sends prior calls.
+  let tokens: [Any?]?
 }
 
 extension ObservationRegistry {
   /// Notifies the registrations an automatic set of `property` concerns that it is about to
-  /// change, and returns them for ``didPerformAutomaticChange(of:_:_:)``; `nil` when the object's
-  /// class turned automatic notification off for the property. Called by `@Observed` only when
-  /// the object has observers and the property has been read by a registration.
+  /// change, and returns them for ``didPerformAutomaticChange(of:_:_:oldValue:newValue:)``. Called
+  /// by `@Observed` only when the object has observers and a registration has read the property.
   @usableFromInline
-  func willPerformAutomaticChange<Object: KeyValueObservable>(
-    of object: Object,
+  func willPerformAutomaticChange(
+    of object: AnyObject,
     _ property: ObservedProperty
   ) -> PendingAutomaticChange {
-    guard type(of: object).automaticallyNotifiesObservers(for: property.keyPath) else {
-      return PendingAutomaticChange(notifications: nil)
+    guard property.notifiesAutomatically else {
+      return PendingAutomaticChange(sentinels: InlineFirstArray(), tokens: nil)
     }
-    let descriptor = ChangeDescriptor.setting(property.keyPath)
     // The snapshot is taken once: a registration made by a handler during this change is not
     // notified of it.
-    let notifications = sentinels(triggeredBy: property.keyPath, automatic: true).mapElements {
-      sentinel in
-      PendingNotification(sentinel: sentinel, token: sentinel.willSet(of: object, descriptor))
+    let sentinels = withState { state -> InlineFirstArray<ObservedSentinel> in
+      if !state.suppressedKeyPaths.isEmpty
+        && state.isSuppressed(property.keyPath, on: autokvo_thread_identity())
+      {
+        return InlineFirstArray()
+      }
+      return property.sentinels.slots
     }
-    return PendingAutomaticChange(notifications: notifications)
+    var tokens: [Any?]?
+    var position = 0
+    sentinels.forEachElement { sentinel in
+      if let token = sentinel.willSet(of: object, property) {
+        if tokens == nil { tokens = Array(repeating: nil, count: sentinels.count) }
+        tokens![position] = token
+      }
+      position += 1
+    }
+    return PendingAutomaticChange(sentinels: sentinels, tokens: tokens)
   }
 
   /// Completes an automatic set begun with ``willPerformAutomaticChange(of:_:)``, handing each
@@ -73,14 +87,15 @@ extension ObservationRegistry {
     oldValue: Value,
     newValue: Value
   ) {
-    guard let notifications = change.notifications else { return }
-    let descriptor = ChangeDescriptor.setting(property.keyPath)
+    guard !change.sentinels.isEmpty else { return }
     withUnsafePointer(to: oldValue) { oldValue in
       withUnsafePointer(to: newValue) { newValue in
         let values = SetterValues(oldValue: oldValue, newValue: newValue, valueType: Value.self)
-        notifications.forEachElement { notification in
-          notification.sentinel.didSet(
-            of: object, descriptor, token: notification.token, values: values)
+        var position = 0
+        change.sentinels.forEachElement { sentinel in
+          let token = change.tokens?[position] ?? nil
+          sentinel.didSet(of: object, property, token: token, values: values)
+          position += 1
         }
       }
     }
@@ -99,7 +114,7 @@ extension ObservationRegistry {
     mutate: () -> Void,
     completeDescriptor: (inout ChangeDescriptor) -> Void
   ) {
-    let notifications = willChange(of: object, descriptor, automatic: false)
+    let notifications = willChange(of: object, descriptor)
     let thread = autokvo_thread_identity()
     withState { $0.suppressedKeyPaths.append((thread, descriptor.keyPath)) }
     mutate()
@@ -118,7 +133,7 @@ extension ObservationRegistry {
   /// Starts a manual change: reads old values and sends prior calls now, and keeps them for the
   /// matching ``didChangeValue(of:keyPath:completeDescriptor:)`` on the same thread.
   func willChangeValue(of object: AnyObject, _ descriptor: ChangeDescriptor) {
-    let notifications = willChange(of: object, descriptor, automatic: false)
+    let notifications = willChange(of: object, descriptor)
     let pending = PendingChange(
       thread: autokvo_thread_identity(),
       change: descriptor,
@@ -161,12 +176,11 @@ extension ObservationRegistry {
 
   private func willChange(
     of object: AnyObject,
-    _ descriptor: ChangeDescriptor,
-    automatic: Bool
+    _ descriptor: ChangeDescriptor
   ) -> PendingNotifications {
     // The snapshot is taken once: a registration made by a handler during this change is not
     // notified of it.
-    sentinels(triggeredBy: descriptor.keyPath, automatic: automatic).mapElements { sentinel in
+    sentinels(triggeredBy: descriptor.keyPath).mapElements { sentinel in
       PendingNotification(sentinel: sentinel, token: sentinel.willChange(of: object, descriptor))
     }
   }

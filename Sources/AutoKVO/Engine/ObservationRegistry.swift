@@ -53,6 +53,8 @@ public final class ObservationRegistry: @unchecked Sendable {  // `state` is gua
       defer {
         state.incoming = IncomingSentinels()
         state.outgoing = InlineFirstArray()
+        // Not the last references: the copy of `incoming` returned holds them.
+        for property in state.properties { property.sentinels = IncomingSentinels() }
         autokvo_atomic_store_release(observedFlag, 0)
       }
       return (state.incoming, state.outgoing)
@@ -107,9 +109,18 @@ public final class ObservationRegistry: @unchecked Sendable {  // `state` is gua
 
   /// A new ``ObservedProperty`` for the property declared at `keyPath`, kept by this registry for
   /// the life of its object. Called under `withPropertyLock(_:)`, by the property's getter.
+  /// `objectType`'s answer to `automaticallyNotifiesObservers(for:)` is asked here, under the lock:
+  /// a class's own function, which must not call back into AutoKVO.
   @usableFromInline
-  func makePropertyWhileLocked(keyPath: AnyKeyPath) -> ObservedProperty {
-    let property = ObservedProperty(keyPath: keyPath)
+  func makePropertyWhileLocked<Object: KeyValueObservable>(
+    keyPath: AnyKeyPath,
+    of objectType: Object.Type
+  ) -> ObservedProperty {
+    let property = ObservedProperty(
+      keyPath: keyPath,
+      notifiesAutomatically: objectType.automaticallyNotifiesObservers(for: keyPath))
+    // A registration attached before this property existed may already be triggered by it.
+    property.collectSentinels(from: state.pointee.incoming)
     state.pointee.properties.append(property)
     return property
   }
@@ -117,7 +128,32 @@ public final class ObservationRegistry: @unchecked Sendable {  // `state` is gua
   func attach(_ sentinel: ObservedSentinel) {
     withState { state in
       state.incoming.append(sentinel)
+      for property in state.properties where sentinel.isTriggered(by: property.keyPath) {
+        property.sentinels.append(sentinel)
+      }
       autokvo_atomic_store_release(observedFlag, 1)
+    }
+  }
+
+  /// Replaces the triggers `sentinel` found by discovering its dependencies again, and moves it
+  /// into or out of the lists of the properties concerned.
+  func replaceExtraTriggers(of sentinel: ObservedSentinel, with triggers: [AnyKeyPath]) {
+    withState { state in
+      let before = state.properties.map { sentinel.isTriggered(by: $0.keyPath) }
+      sentinel.extraTriggers = triggers
+      for (property, wasTriggered) in zip(state.properties, before) {
+        switch (wasTriggered, sentinel.isTriggered(by: property.keyPath)) {
+        case (true, false):
+          // Not the last reference: `incoming` still holds the sentinel, if anything does.
+          _ = property.sentinels.remove(sentinel)
+        case (false, true):
+          // Rebuilt rather than appended, to keep registration order; a sentinel whose
+          // registration already ended is no longer in `incoming`, and stays out.
+          property.collectSentinels(from: state.incoming)
+        default:
+          break
+        }
+      }
     }
   }
 
@@ -125,20 +161,12 @@ public final class ObservationRegistry: @unchecked Sendable {  // `state` is gua
     withState { $0.outgoing.append(sentinel) }
   }
 
-  /// The registrations a change of `keyPath` concerns, in registration order; none while this
-  /// thread performs a collection mutation of `keyPath`, which notifies on its own.
-  func sentinels(
-    triggeredBy keyPath: AnyKeyPath,
-    automatic: Bool
-  ) -> InlineFirstArray<ObservedSentinel> {
+  /// The registrations a manual or collection change of `keyPath` concerns, in registration
+  /// order. (An automatic set takes its property's own list instead.)
+  func sentinels(triggeredBy keyPath: AnyKeyPath) -> InlineFirstArray<ObservedSentinel> {
     withState { state in
-      if automatic && !state.suppressedKeyPaths.isEmpty
-        && state.isSuppressed(keyPath, on: autokvo_thread_identity())
-      {
-        return InlineFirstArray()
-      }
       // A tombstone is triggered by no key path, so it never enters a snapshot.
-      return state.incoming.slots.keeping { $0.isTriggered(by: keyPath) }
+      state.incoming.slots.keeping { $0.isTriggered(by: keyPath) }
     }
   }
 

@@ -1,19 +1,38 @@
 /// One ``Observed`` property of one object, as the engine knows it once a registration has read
-/// it: the storage of the property holds it, so that a set finds everything it needs there and
-/// names no key path.
+/// it: the property's storage holds it, and it holds the registrations its sets concern, so that a
+/// set finds everything it needs there, with no key path and no search.
 ///
-/// Created under the object's registry lock by the first recording that reads the property
-/// (a registration evaluating its key path, or a re-evaluation after a change), stored in the
+/// Created under the object's registry lock by the first recording that reads the property (a
+/// registration evaluating its key path, or a re-evaluation after a change), stored in the
 /// property's storage and kept by the registry too, for the life of the object. A property no
 /// registration ever read has none, and its sets skip notification after one lock-guarded load.
-// @unchecked Sendable: immutable.
+// @unchecked Sendable: `sentinels` is guarded by the owning registry's lock; the rest is immutable.
 @usableFromInline
 final class ObservedProperty: @unchecked Sendable {
   /// The key path of the property's declaration (`\Base.items` for a property declared in `Base`,
   /// whichever subclass instance it belongs to): what the property's changes are posted under.
   let keyPath: AnyKeyPath
 
-  init(keyPath: AnyKeyPath) {
+  /// What the object's class answered, when the property was first read for a registration, to
+  /// ``KeyValueObservable/automaticallyNotifiesObservers(for:)``: asked once per property and
+  /// object, as KVO asks once per class and key when the first observer arrives.
+  let notifiesAutomatically: Bool
+
+  /// The registrations a set of this property concerns, in registration order: a subsequence of
+  /// the registry's incoming sentinels, kept in step with it under the registry's lock.
+  var sentinels = IncomingSentinels()
+
+  init(keyPath: AnyKeyPath, notifiesAutomatically: Bool) {
     self.keyPath = keyPath
+    self.notifiesAutomatically = notifiesAutomatically
+  }
+
+  /// Takes the registrations concerned from `incoming`, in its order.
+  func collectSentinels(from incoming: IncomingSentinels) {
+    var sentinels = IncomingSentinels()
+    incoming.forEachSentinel { sentinel in
+      if sentinel.isTriggered(by: keyPath) { sentinels.append(sentinel) }
+    }
+    self.sentinels = sentinels
   }
 }

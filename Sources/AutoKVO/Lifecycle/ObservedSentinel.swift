@@ -56,22 +56,22 @@ class ObservedSentinel: @unchecked Sendable {
     preconditionFailure("ObservedSentinel.didChange must be overridden")
   }
 
-  /// Called before an automatic set of an `@Observed` property, whose setter will hand the old
+  /// Called before an automatic set of the `@Observed` `property`, whose setter will hand the old
   /// and new values to ``didSet(of:_:token:values:)``. A sentinel that can use those values need
   /// not read anything now; by default, the same as ``willChange(of:_:)``.
-  func willSet(of object: AnyObject, _ change: ChangeDescriptor) -> Any? {
-    willChange(of: object, change)
+  func willSet(of object: AnyObject, _ property: ObservedProperty) -> Any? {
+    willChange(of: object, .setting(property.keyPath))
   }
 
   /// Called after an automatic set, with the values the setter replaced and stored; by default,
   /// the same as ``didChange(of:_:token:)``, which ignores them.
   func didSet(
     of object: AnyObject,
-    _ change: ChangeDescriptor,
+    _ property: ObservedProperty,
     token: Any?,
     values: SetterValues
   ) {
-    didChange(of: object, change, token: token)
+    didChange(of: object, .setting(property.keyPath), token: token)
   }
 
   /// Called by the owning registry's `deinit`: the observed object is being deallocated.

@@ -121,21 +121,21 @@ final class TypedObservedSentinel<Observer: AnyObject, Object: KeyValueObservabl
   /// A registration on exactly the property being set (one that does not rediscover its
   /// dependencies is triggered by no other set) takes the setter's values in ``didSet``: it
   /// reads nothing before the change unless it sends a prior call.
-  override func willSet(of object: AnyObject, _ change: ChangeDescriptor) -> Any? {
+  override func willSet(of object: AnyObject, _ property: ObservedProperty) -> Any? {
     guard rediscovers || options.contains(.prior) else { return nil }
-    return willChange(of: object, change)
+    return willChange(of: object, .setting(property.keyPath))
   }
 
   override func didSet(
     of object: AnyObject,
-    _ change: ChangeDescriptor,
+    _ property: ObservedProperty,
     token: Any?,
     values: SetterValues
   ) {
     // Only raw pointers and the value type's identity are handled here: this code runs
     // unspecialized, and the handler's adapter builds the change where it is specialized.
     guard !rediscovers, case .synchronous = delivery, values.valueType == Value.self else {
-      return didChange(of: object, change, token: token)
+      return didChange(of: object, .setting(property.keyPath), token: token)
     }
     guard observation.isActive, let observer, let root else { return }
     let input = HandlerInput(
@@ -275,7 +275,7 @@ final class TypedObservedSentinel<Observer: AnyObject, Object: KeyValueObservabl
       preconditionFailure("relays replaced for a registration that does not rediscover")
     }
     let triggers = Array(dependencies.rootTriggers.dropFirst())
-    root.observationRegistry.withState { _ in extraTriggers = triggers }
+    root.observationRegistry.replaceExtraTriggers(of: self, with: triggers)
 
     // Under the lifecycle lock the engine may take registry locks (attaching new relays), never
     // another lifecycle lock: retired relays are ended after it is released. The relays' targets,

@@ -103,7 +103,7 @@ public struct Observed<Value> {
     registry.withPropertyLock {
       if object[keyPath: storageKeyPath].property == nil {
         object[keyPath: storageKeyPath].property = registry.makePropertyWhileLocked(
-          keyPath: wrappedKeyPath)
+          keyPath: wrappedKeyPath, of: EnclosingSelf.self)
       }
     }
     DependencyRecorder.noteAccessWhileRecording(object: object, keyPath: wrappedKeyPath)
