@@ -32,49 +32,62 @@ struct SetterValues {
   }
 }
 
-/// The registrations an automatic set concerns, taken before the change, with what each returned
-/// then, for the notification after it; opaque to the `@Observed` setter that carries it.
+/// The registrations an automatic set of one property concerns, taken under the registry's lock
+/// together with the property itself; opaque to the `@Observed` setter that carries it.
 @usableFromInline
-struct PendingAutomaticChange {
+struct AutomaticChangeSnapshot {
+  let property: ObservedProperty
   /// In registration order, tombstones included (they ignore every change).
   let sentinels: InlineFirstArray<ObservedSentinel>
+}
+
+/// An automatic set's registrations with what each returned before the change, for the
+/// notification after it; opaque to the `@Observed` setter that carries it.
+@usableFromInline
+struct PendingAutomaticChange {
+  let snapshot: AutomaticChangeSnapshot
   /// What each sentinel returned before the change, by position; `nil` while all returned `nil`,
   /// as every registration on exactly the property does unless it sends prior calls.
   let tokens: [Any?]?
 }
 
 extension ObservationRegistry {
-  /// Notifies the registrations an automatic set of `property` concerns that it is about to
-  /// change, and returns them for ``didPerformAutomaticChange(of:_:_:oldValue:newValue:)``. Called
-  /// by `@Observed` only when the object has observers and a registration has read the property.
+  /// The registrations a set of `property` concerns, or `nil` when it concerns none: no
+  /// registration has read the property, its class does not notify it automatically, this thread
+  /// is mutating it through a collection proxy (which notifies on its own), or nobody observes it.
+  /// Called by `@Observed` under ``withPropertyLock(_:)``, with the property its storage holds.
+  @usableFromInline
+  func automaticChangeSnapshotWhileLocked(
+    of property: ObservedProperty?
+  ) -> AutomaticChangeSnapshot? {
+    guard let property, property.notifiesAutomatically, !property.sentinels.isEmpty else {
+      return nil
+    }
+    let registryState = stateWhileLocked
+    if !registryState.suppressedKeyPaths.isEmpty
+      && registryState.isSuppressed(property.keyPath, on: autokvo_thread_identity())
+    {
+      return nil
+    }
+    return AutomaticChangeSnapshot(property: property, sentinels: property.sentinels.slots)
+  }
+
+  /// Tells the registrations of `snapshot` that the property is about to change, and returns what
+  /// they answered for ``didPerformAutomaticChange(of:_:oldValue:newValue:)``. A registration
+  /// made by a handler from now on is not notified of this change: the snapshot is taken.
   @usableFromInline
   func willPerformAutomaticChange(
     of object: AnyObject,
-    _ property: ObservedProperty
+    _ snapshot: AutomaticChangeSnapshot
   ) -> PendingAutomaticChange {
-    guard property.notifiesAutomatically else {
-      return PendingAutomaticChange(sentinels: InlineFirstArray(), tokens: nil)
-    }
-    // The snapshot is taken once: a registration made by a handler during this change is not
-    // notified of it.
-    let sentinels = withState { state -> InlineFirstArray<ObservedSentinel> in
-      if !state.suppressedKeyPaths.isEmpty
-        && state.isSuppressed(property.keyPath, on: autokvo_thread_identity())
-      {
-        return InlineFirstArray()
-      }
-      return property.sentinels.slots
-    }
     var tokens: [Any?]?
-    var position = 0
-    sentinels.forEachElement { sentinel in
-      if let token = sentinel.willSet(of: object, property) {
-        if tokens == nil { tokens = Array(repeating: nil, count: sentinels.count) }
+    snapshot.sentinels.forEachElementAndPosition { sentinel, position in
+      if let token = sentinel.willSet(of: object, snapshot.property) {
+        if tokens == nil { tokens = Array(repeating: nil, count: snapshot.sentinels.count) }
         tokens![position] = token
       }
-      position += 1
     }
-    return PendingAutomaticChange(sentinels: sentinels, tokens: tokens)
+    return PendingAutomaticChange(snapshot: snapshot, tokens: tokens)
   }
 
   /// Completes an automatic set begun with ``willPerformAutomaticChange(of:_:)``, handing each
@@ -82,20 +95,21 @@ extension ObservationRegistry {
   @usableFromInline
   func didPerformAutomaticChange<Value>(
     of object: AnyObject,
-    _ property: ObservedProperty,
     _ change: PendingAutomaticChange,
     oldValue: Value,
     newValue: Value
   ) {
-    guard !change.sentinels.isEmpty else { return }
+    let property = change.snapshot.property
     withUnsafePointer(to: oldValue) { oldValue in
       withUnsafePointer(to: newValue) { newValue in
         let values = SetterValues(oldValue: oldValue, newValue: newValue, valueType: Value.self)
-        var position = 0
-        change.sentinels.forEachElement { sentinel in
-          let token = change.tokens?[position] ?? nil
-          sentinel.didSet(of: object, property, token: token, values: values)
-          position += 1
+        guard let tokens = change.tokens else {
+          return change.snapshot.sentinels.forEachElement { sentinel in
+            sentinel.didSet(of: object, property, token: nil, values: values)
+          }
+        }
+        change.snapshot.sentinels.forEachElementAndPosition { sentinel, position in
+          sentinel.didSet(of: object, property, token: tokens[position], values: values)
         }
       }
     }

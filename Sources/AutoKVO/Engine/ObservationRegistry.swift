@@ -107,6 +107,11 @@ public final class ObservationRegistry: @unchecked Sendable {  // `state` is gua
     lock.unlock()
   }
 
+  /// The state, for a caller that holds the lock through ``withPropertyLock(_:)``.
+  var stateWhileLocked: RegistryState {
+    _read { yield state.pointee }
+  }
+
   /// A new ``ObservedProperty`` for the property declared at `keyPath`, kept by this registry for
   /// the life of its object. Called under `withPropertyLock(_:)`, by the property's getter.
   /// `objectType`'s answer to `automaticallyNotifiesObservers(for:)` is asked here, under the lock:

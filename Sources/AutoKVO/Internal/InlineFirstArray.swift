@@ -92,6 +92,16 @@ struct InlineFirstArray<Element> {
     }
   }
 
+  /// Calls `body` on each element and its position, in order.
+  func forEachElementAndPosition(_ body: (Element, Int) throws -> Void) rethrows {
+    if let head {
+      try body(head, 0)
+    }
+    for (offset, element) in tail.enumerated() {
+      try body(element, offset + 1)
+    }
+  }
+
   private init(_ elements: some Sequence<Element>) {
     for element in elements {
       append(element)

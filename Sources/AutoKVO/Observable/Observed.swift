@@ -76,12 +76,15 @@ public struct Observed<Value> {
       var replacedValue = newValue
       let registry = object.observationRegistry
       if registry.isObserved,
-        let property = registry.withPropertyLock({ object[keyPath: storageKeyPath].property })
+        let snapshot = registry.withPropertyLock({
+          registry.automaticChangeSnapshotWhileLocked(
+            of: object[keyPath: storageKeyPath].property)
+        })
       {
-        let change = registry.willPerformAutomaticChange(of: object, property)
+        let change = registry.willPerformAutomaticChange(of: object, snapshot)
         swap(&object[keyPath: storageKeyPath].storedValue, &replacedValue)
         registry.didPerformAutomaticChange(
-          of: object, property, change, oldValue: replacedValue, newValue: newValue)
+          of: object, change, oldValue: replacedValue, newValue: newValue)
       } else {
         swap(&object[keyPath: storageKeyPath].storedValue, &replacedValue)
       }
