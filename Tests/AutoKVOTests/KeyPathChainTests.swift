@@ -142,7 +142,7 @@ struct DependencyTests {
     #expect(watcher.log == ["Buddy", "Pal", "Fido", "Rover"])
   }
 
-  @Test("A registration that starts reading a property is notified of its sets in registration order")
+  @Test("A registration that starts reading a property gets its sets in registration order")
   func registrationOrderAfterRediscovery() {
     let owner = Owner()
     let log = Box<[String]>()

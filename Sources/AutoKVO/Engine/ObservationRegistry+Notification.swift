@@ -41,16 +41,6 @@ struct AutomaticChangeSnapshot {
   let sentinels: InlineFirstArray<ObservedSentinel>
 }
 
-/// An automatic set's registrations with what each returned before the change, for the
-/// notification after it; opaque to the `@Observed` setter that carries it.
-@usableFromInline
-struct PendingAutomaticChange {
-  let snapshot: AutomaticChangeSnapshot
-  /// What each sentinel returned before the change, by position; `nil` while all returned `nil`,
-  /// as every registration on exactly the property does unless it sends prior calls.
-  let tokens: [Any?]?
-}
-
 extension ObservationRegistry {
   /// The registrations a set of `property` concerns, or `nil` when it concerns none: no
   /// registration has read the property, its class does not notify it automatically, this thread
@@ -63,9 +53,8 @@ extension ObservationRegistry {
     guard let property, property.notifiesAutomatically, !property.sentinels.isEmpty else {
       return nil
     }
-    let registryState = stateWhileLocked
-    if !registryState.suppressedKeyPaths.isEmpty
-      && registryState.isSuppressed(property.keyPath, on: autokvo_thread_identity())
+    if !stateWhileLocked.pointee.suppressedKeyPaths.isEmpty
+      && stateWhileLocked.pointee.isSuppressed(property.keyPath, on: autokvo_thread_identity())
     {
       return nil
     }
@@ -73,13 +62,15 @@ extension ObservationRegistry {
   }
 
   /// Tells the registrations of `snapshot` that the property is about to change, and returns what
-  /// they answered for ``didPerformAutomaticChange(of:_:oldValue:newValue:)``. A registration
-  /// made by a handler from now on is not notified of this change: the snapshot is taken.
+  /// each answered, by position, for ``didPerformAutomaticChange(of:_:tokens:oldValue:newValue:)``:
+  /// `nil` while all answered `nil`, as every registration on exactly the property does unless it
+  /// sends prior calls. A registration made by a handler from now on is not notified of this
+  /// change: the snapshot is taken.
   @usableFromInline
   func willPerformAutomaticChange(
     of object: AnyObject,
     _ snapshot: AutomaticChangeSnapshot
-  ) -> PendingAutomaticChange {
+  ) -> [Any?]? {
     var tokens: [Any?]?
     snapshot.sentinels.forEachElementAndPosition { sentinel, position in
       if let token = sentinel.willSet(of: object, snapshot.property) {
@@ -87,7 +78,7 @@ extension ObservationRegistry {
         tokens![position] = token
       }
     }
-    return PendingAutomaticChange(snapshot: snapshot, tokens: tokens)
+    return tokens
   }
 
   /// Completes an automatic set begun with ``willPerformAutomaticChange(of:_:)``, handing each
@@ -95,20 +86,21 @@ extension ObservationRegistry {
   @usableFromInline
   func didPerformAutomaticChange<Value>(
     of object: AnyObject,
-    _ change: PendingAutomaticChange,
+    _ snapshot: AutomaticChangeSnapshot,
+    tokens: [Any?]?,
     oldValue: Value,
     newValue: Value
   ) {
-    let property = change.snapshot.property
+    let property = snapshot.property
     withUnsafePointer(to: oldValue) { oldValue in
       withUnsafePointer(to: newValue) { newValue in
         let values = SetterValues(oldValue: oldValue, newValue: newValue, valueType: Value.self)
-        guard let tokens = change.tokens else {
-          return change.snapshot.sentinels.forEachElement { sentinel in
+        guard let tokens else {
+          return snapshot.sentinels.forEachElement { sentinel in
             sentinel.didSet(of: object, property, token: nil, values: values)
           }
         }
-        change.snapshot.sentinels.forEachElementAndPosition { sentinel, position in
+        snapshot.sentinels.forEachElementAndPosition { sentinel, position in
           sentinel.didSet(of: object, property, token: tokens[position], values: values)
         }
       }

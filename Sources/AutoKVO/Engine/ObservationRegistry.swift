@@ -108,8 +108,8 @@ public final class ObservationRegistry: @unchecked Sendable {  // `state` is gua
   }
 
   /// The state, for a caller that holds the lock through ``withPropertyLock(_:)``.
-  var stateWhileLocked: RegistryState {
-    _read { yield state.pointee }
+  var stateWhileLocked: UnsafeMutablePointer<RegistryState> {
+    state
   }
 
   /// A new ``ObservedProperty`` for the property declared at `keyPath`, kept by this registry for

@@ -20,6 +20,9 @@ final class ObservedProperty: @unchecked Sendable {
 
   /// The registrations a set of this property concerns, in registration order: a subsequence of
   /// the registry's incoming sentinels, kept in step with it under the registry's lock.
+  /// Unchecked exclusivity: every access holds the registry's lock, which is the exclusivity
+  /// guarantee, and the run-time check would cost a thread-local look-up on every set.
+  @exclusivity(unchecked)
   var sentinels = IncomingSentinels()
 
   init(keyPath: AnyKeyPath, notifiesAutomatically: Bool) {

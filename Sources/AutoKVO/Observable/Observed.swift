@@ -81,10 +81,10 @@ public struct Observed<Value> {
             of: object[keyPath: storageKeyPath].property)
         })
       {
-        let change = registry.willPerformAutomaticChange(of: object, snapshot)
+        let tokens = registry.willPerformAutomaticChange(of: object, snapshot)
         swap(&object[keyPath: storageKeyPath].storedValue, &replacedValue)
         registry.didPerformAutomaticChange(
-          of: object, change, oldValue: replacedValue, newValue: newValue)
+          of: object, snapshot, tokens: tokens, oldValue: replacedValue, newValue: newValue)
       } else {
         swap(&object[keyPath: storageKeyPath].storedValue, &replacedValue)
       }
