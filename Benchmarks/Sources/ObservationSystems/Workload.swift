@@ -6,6 +6,10 @@ public enum Scenario: String, CaseIterable, Sendable {
   case getOfObservedProperty = "get"
   case registrationAndTeardown = "register"
   case deallocationWithThousandObservers = "dealloc1000"
+  case setStringWithoutObserver = "set0-string"
+  case setStringWithOneObserver = "set1-string"
+  case setStringWithTenObservers = "set10-string"
+  case getOfObservedString = "get-string"
 
   /// The row title used in reports.
   public var title: String {
@@ -16,6 +20,10 @@ public enum Scenario: String, CaseIterable, Sendable {
     case .getOfObservedProperty: "get, 1 observer"
     case .registrationAndTeardown: "register + teardown"
     case .deallocationWithThousandObservers: "dealloc, 1,000 observers"
+    case .setStringWithoutObserver: "set String, no observer"
+    case .setStringWithOneObserver: "set String, 1 observer"
+    case .setStringWithTenObservers: "set String, 10 observers"
+    case .getOfObservedString: "get String, 1 observer"
     }
   }
 }
@@ -96,7 +104,9 @@ public struct RegistrationProbe {
 /// Every workload of every system, baselines first.
 public func allWorkloads(deallocatedObservers: Int = 1000) -> [Workload] {
   Baseline.workloads(deallocatedObservers: deallocatedObservers)
+    + Baseline.stringWorkloads()
     + AutoKVOSystem.workloads(deallocatedObservers: deallocatedObservers)
+    + AutoKVOSystem.stringWorkloads()
     + SwiftObservationSystem.workloads(deallocatedObservers: deallocatedObservers)
     + NotificationCenterSystem.workloads(deallocatedObservers: deallocatedObservers)
     + OpenCombineSystem.workloads(deallocatedObservers: deallocatedObservers)

@@ -2,8 +2,9 @@ import Foundation
 
 /// One change in flight, as the engine hands it to each registration it concerns.
 ///
-/// A `.setting` change says only which key path changed: each registration reads the values of
-/// its own key path. A collection change (insertion, removal, replacement) also carries the
+/// A `.setting` change says only which key path changed: a registration reads the values of its
+/// own key path, unless an `@Observed` setter hands it the values it replaced and stored (see
+/// `SetterValues`). A collection change (insertion, removal, replacement) also carries the
 /// affected indexes and elements, which registrations on exactly that key path deliver as their
 /// old and new values.
 struct ChangeDescriptor {

@@ -28,13 +28,19 @@ struct Dependencies {
   ) -> (value: Value, dependencies: Dependencies) {
     let (value, firstAccesses) = DependencyRecorder.record { root[keyPath: keyPath] }
     var accesses = firstAccesses
-    let posted = postedKeyPath(of: keyPath, on: root, value: value, accesses: accesses)
-    var dependencies = Dependencies(rootTriggers: [posted], relays: [], isEmpty: true)
+    let property = storedProperty(named: keyPath, on: root, value: value, accesses: accesses)
+    let posted = property?.keyPath ?? keyPath
+    var dependencies = Dependencies(rootTriggers: [posted], relays: [], isEmpty: accesses.isEmpty)
+    if property != nil {
+      // The one read is the property the key path names, already the first trigger: adding it
+      // again would only compare two key paths for nothing.
+      accesses = []
+    }
 
     // Declared dependencies, followed transitively; the visited list ends cycles.
     // Declarations are asked for under both names of an inherited property.
     var pending = Array(type(of: root).keyPathsForValuesAffecting(keyPath))
-    if posted != keyPath {
+    if posted !== keyPath {
       pending += type(of: root).keyPathsForValuesAffecting(posted)
     }
     while let declared = pending.popLast() {
@@ -44,7 +50,7 @@ struct Dependencies {
       pending += type(of: root).keyPathsForValuesAffecting(declared)
     }
 
-    dependencies.isEmpty = accesses.isEmpty && dependencies.rootTriggers.count == 1
+    dependencies.isEmpty = dependencies.isEmpty && dependencies.rootTriggers.count == 1
     for access in accesses {
       dependencies.add(access, root: root)
     }
@@ -62,31 +68,36 @@ struct Dependencies {
     on object: Object
   ) -> AnyKeyPath {
     let (value, accesses) = DependencyRecorder.record { object[keyPath: keyPath] }
-    return postedKeyPath(of: keyPath, on: object, value: value, accesses: accesses)
+    return storedProperty(named: keyPath, on: object, value: value, accesses: accesses)?.keyPath
+      ?? keyPath
   }
 
-  /// Recognises an inherited `@Observed` property from one evaluation of `keyPath`: it read one
-  /// `@Observed` property of `object` and nothing else; that property is declared in another
-  /// class than `keyPath`'s root and has the same type; `keyPath` is writable, as a property
-  /// wrapper's is; and both read the same value, bit for bit. A computed property of a subclass
-  /// that transforms one inherited property fails the last tests (a get-only one always).
-  private static func postedKeyPath<Object: KeyValueObservable, Value>(
-    of keyPath: KeyPath<Object, Value>,
+  /// The `@Observed` property `keyPath` names, found from one evaluation of it, or `nil` when it
+  /// names none (a computed property, a chain, a property that is not `@Observed`).
+  ///
+  /// It names the one `@Observed` property of `object` it read, and nothing else, when it is that
+  /// property's own key path; or, for a property declared in a superclass, when the property is
+  /// declared in another class than `keyPath`'s root and has its type, `keyPath` is writable, as a
+  /// property wrapper's is, and both read the same value, bit for bit. A computed property of a
+  /// subclass that transforms one inherited property fails the last tests (a get-only one always).
+  private static func storedProperty<Object: KeyValueObservable, Value>(
+    named keyPath: KeyPath<Object, Value>,
     on object: Object,
     value: Value,
     accesses: [DependencyRecorder.Access]
-  ) -> AnyKeyPath {
-    // The common case, a property of the key path's own class, is settled by the first
-    // comparison; the key paths' root and value types cost more to ask for.
-    guard accesses.count == 1, accesses[0].object === object else { return keyPath }
-    let declared = accesses[0].keyPath
-    guard declared != keyPath,
-      type(of: declared).rootType != Object.self, type(of: declared).valueType == Value.self,
+  ) -> DependencyRecorder.Access? {
+    guard accesses.count == 1, accesses[0].object === object else { return nil }
+    let access = accesses[0]
+    // The common case, a property of the key path's own class, is settled by one comparison; the
+    // key paths' root and value types cost more to ask for.
+    if access.keyPath == keyPath { return access }
+    guard type(of: access.keyPath).rootType != Object.self,
+      type(of: access.keyPath).valueType == Value.self,
       keyPath is ReferenceWritableKeyPath<Object, Value>,
-      let declaredValue = object[keyPath: declared] as? Value,
+      let declaredValue = object[keyPath: access.keyPath] as? Value,
       Self.haveSameBits(value, declaredValue)
-    else { return keyPath }
-    return declared
+    else { return nil }
+    return access
   }
 
   private static func haveSameBits<Value>(_ first: Value, _ second: Value) -> Bool {

@@ -24,7 +24,9 @@ final class DependencyRecorder {
       autokvo_recording_ended()
       autokvo_set_thread_recorder(outer)
     }
-    let result = withExtendedLifetime(recorder) { body() }
+    // Kept alive by the `accesses` read after `body`, which the thread-local slot (a pointer
+    // with no reference count) cannot do.
+    let result = body()
     return (result, recorder.accesses)
   }
 

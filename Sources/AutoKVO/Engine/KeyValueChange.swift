@@ -8,6 +8,12 @@ import Foundation
 /// }
 /// ```
 ///
+/// For a set of an ``Observed`` property observed by its own key path, the old and new values are
+/// the ones that set replaced and stored, as KVO's change dictionary carries the values of the
+/// change it reports: a handler that sets the property again does not change what observers
+/// notified after it receive for the first set. A key path that is more than one stored property
+/// (a computed property, a chain) is evaluated before and after the change instead.
+///
 /// `KeyValueChange` is `Sendable` when its `Value` is, and `Equatable` when its `Value` is.
 public struct KeyValueChange<Value> {
   /// The kind of mutation.

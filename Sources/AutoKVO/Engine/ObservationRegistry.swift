@@ -54,7 +54,7 @@ public final class ObservationRegistry: @unchecked Sendable {  // `state` is gua
         state.incoming = IncomingSentinels()
         state.outgoing = InlineFirstArray()
         // Not the last references: the copy of `incoming` returned holds them.
-        for property in state.properties { property.sentinels = IncomingSentinels() }
+        state.properties.forEachElement { $0.sentinels = IncomingSentinels() }
         autokvo_atomic_store_release(observedFlag, 0)
       }
       return (state.incoming, state.outgoing)
@@ -133,8 +133,8 @@ public final class ObservationRegistry: @unchecked Sendable {  // `state` is gua
   func attach(_ sentinel: ObservedSentinel) {
     withState { state in
       state.incoming.append(sentinel)
-      for property in state.properties where sentinel.isTriggered(by: property.keyPath) {
-        property.sentinels.append(sentinel)
+      state.properties.forEachElement { property in
+        if sentinel.isTriggered(by: property.keyPath) { property.sentinels.append(sentinel) }
       }
       autokvo_atomic_store_release(observedFlag, 1)
     }
@@ -199,7 +199,8 @@ struct RegistryState {
   /// The ``ObservedProperty`` of each of the object's `@Observed` properties that a registration
   /// has read. Kept here as well as in the properties' storage so that they outlive the object's
   /// stored properties, whichever order those are destroyed in.
-  var properties: [ObservedProperty] = []
+  /// Inline-first: most objects have one observed property, and then no array is allocated.
+  var properties = InlineFirstArray<ObservedProperty>()
   /// Collection mutations in progress, whose automatic `.setting` notification is suppressed.
   var suppressedKeyPaths: [(thread: UnsafeRawPointer, keyPath: AnyKeyPath)] = []
 
