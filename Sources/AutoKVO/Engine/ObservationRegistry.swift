@@ -114,16 +114,12 @@ public final class ObservationRegistry: @unchecked Sendable {  // `state` is gua
 
   /// A new ``ObservedProperty`` for the property declared at `keyPath`, kept by this registry for
   /// the life of its object. Called under `withPropertyLock(_:)`, by the property's getter.
-  /// `objectType`'s answer to `automaticallyNotifiesObservers(for:)` is asked here, under the lock:
-  /// a class's own function, which must not call back into AutoKVO.
   @usableFromInline
-  func makePropertyWhileLocked<Object: KeyValueObservable>(
+  func makePropertyWhileLocked(
     keyPath: AnyKeyPath,
-    of objectType: Object.Type
+    notifiesAutomatically: Bool
   ) -> ObservedProperty {
-    let property = ObservedProperty(
-      keyPath: keyPath,
-      notifiesAutomatically: objectType.automaticallyNotifiesObservers(for: keyPath))
+    let property = ObservedProperty(keyPath: keyPath, notifiesAutomatically: notifiesAutomatically)
     // A registration attached before this property existed may already be triggered by it.
     property.collectSentinels(from: state.pointee.incoming)
     state.pointee.properties.append(property)

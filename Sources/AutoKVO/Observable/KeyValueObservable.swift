@@ -24,7 +24,10 @@ public protocol KeyValueObservable: KeyValueObserver {
   ///
   /// Return `false` for a key path whose observers you notify yourself with
   /// ``willChangeValue(for:)`` and ``didChangeValue(for:)``, as with KVO's
-  /// `automaticallyNotifiesObservers(forKey:)`:
+  /// `automaticallyNotifiesObservers(forKey:)`. As KVO asks once per class and key, AutoKVO asks
+  /// once per property and object, when a registration first reads the property, with the key
+  /// path of the property's declaration (`\Base.items` for a property declared in `Base`), so the
+  /// answer must not change over the object's life:
   ///
   /// ```swift
   /// static func automaticallyNotifiesObservers(for keyPath: AnyKeyPath) -> Bool {

@@ -103,10 +103,16 @@ public struct Observed<Value> {
   ) {
     guard DependencyRecorder.isRecordingOnThisThread else { return }
     let registry = object.observationRegistry
-    registry.withPropertyLock {
-      if object[keyPath: storageKeyPath].property == nil {
-        object[keyPath: storageKeyPath].property = registry.makePropertyWhileLocked(
-          keyPath: wrappedKeyPath, of: EnclosingSelf.self)
+    if registry.withPropertyLock({ object[keyPath: storageKeyPath].property == nil }) {
+      // Asked before taking the lock: the class's answer is its own code.
+      let notifiesAutomatically = type(of: object).automaticallyNotifiesObservers(
+        for: wrappedKeyPath)
+      registry.withPropertyLock {
+        // Another thread may have made it meanwhile; the first one made stays.
+        if object[keyPath: storageKeyPath].property == nil {
+          object[keyPath: storageKeyPath].property = registry.makePropertyWhileLocked(
+            keyPath: wrappedKeyPath, notifiesAutomatically: notifiesAutomatically)
+        }
       }
     }
     DependencyRecorder.noteAccessWhileRecording(object: object, keyPath: wrappedKeyPath)
