@@ -160,7 +160,7 @@ struct OrderingTests {
     for (index, watcher) in watchers.enumerated() {
       watcher.autoObserve(person, keyPath: \.name) { _, _, _ in log.record("w\(index)") }
     }
-    person.name = "Bob"
+    withExtendedLifetime(watchers) { person.name = "Bob" }
     #expect(log.log == ["w0", "w1", "w2", "w3", "w4"])
   }
 
@@ -189,7 +189,7 @@ struct OrderingTests {
         log.record("\(c.isPrior ? "before" : "after")\(index)")
       }
     }
-    person.age = 2
+    withExtendedLifetime(watchers) { person.age = 2 }
     #expect(log.log == ["before0", "before1", "before2", "after0", "after1", "after2"])
   }
 }

@@ -35,7 +35,8 @@ extension KeyValueObservable {
     for keyPath: KeyPath<Self, [Element]>
   ) {
     let posted = Dependencies.postedKeyPath(of: keyPath, on: self)
-    observationRegistry.didChangeValue(of: self, keyPath: posted) { descriptor in
+    observationRegistry.didChangeValue(of: self, keyPath: posted, calledKeyPath: keyPath) {
+      descriptor in
       CollectionChanges.completeArrayChange(
         &descriptor, with: self[keyPath: keyPath], objectType: Self.self)
     }
@@ -65,7 +66,7 @@ extension KeyValueObservable {
     using members: Set<Element>
   ) {
     observationRegistry.didChangeValue(
-      of: self, keyPath: Dependencies.postedKeyPath(of: keyPath, on: self))
+      of: self, keyPath: Dependencies.postedKeyPath(of: keyPath, on: self), calledKeyPath: keyPath)
   }
 
   /// A proxy for the array at `keyPath` whose mutations notify observers with the exact kind,

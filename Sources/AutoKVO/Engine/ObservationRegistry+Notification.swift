@@ -151,11 +151,15 @@ extension ObservationRegistry {
   /// Completes the innermost pending manual change of `keyPath` on this thread, or reports a
   /// diagnostic when there is none.
   ///
-  /// - Parameter completeDescriptor: Fills in what is known only after the change; it receives
-  ///   the descriptor recorded at `will` and may report a diagnostic.
+  /// - Parameters:
+  ///   - calledKeyPath: The key path the caller wrote, which a diagnostic names; `keyPath` when
+  ///     `nil`.
+  ///   - completeDescriptor: Fills in what is known only after the change; it receives the
+  ///     descriptor recorded at `will` and may report a diagnostic.
   func didChangeValue(
     of object: AnyObject,
     keyPath: AnyKeyPath,
+    calledKeyPath: AnyKeyPath? = nil,
     completeDescriptor: (inout ChangeDescriptor) -> Void = { _ in }
   ) {
     let thread = autokvo_thread_identity()
@@ -170,7 +174,7 @@ extension ObservationRegistry {
     guard let pending else {
       ObservationDiagnostics.report(
         .unmatchedDidChange,
-        "didChangeValue(for: \(keyPath)) on \(type(of: object)) has no matching "
+        "didChangeValue(for: \(calledKeyPath ?? keyPath)) on \(type(of: object)) has no matching "
           + "willChangeValue(for:) on this thread; no notification was sent."
       )
       return

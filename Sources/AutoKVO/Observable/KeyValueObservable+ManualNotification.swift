@@ -25,6 +25,6 @@ extension KeyValueObservable {
   /// ``willChangeValue(for:)`` delivers nothing and reports an ``ObservationDiagnostic``.
   public func didChangeValue<Value>(for keyPath: KeyPath<Self, Value>) {
     observationRegistry.didChangeValue(
-      of: self, keyPath: Dependencies.postedKeyPath(of: keyPath, on: self))
+      of: self, keyPath: Dependencies.postedKeyPath(of: keyPath, on: self), calledKeyPath: keyPath)
   }
 }

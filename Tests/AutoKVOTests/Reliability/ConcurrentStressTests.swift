@@ -383,6 +383,42 @@ struct ConcurrentStressTests {
   }
 }
 
+extension ConcurrentStressTests {
+  @Test(
+    "One property's first registrations made while another property of the same object is set on another thread: every set reaches its observer exactly once, with its own values"
+  )
+  func firstRegistrationsWhileAnotherPropertyIsSet() {
+    let sets = 50
+    for _ in 0..<Self.rounds {
+      let subject = TwoPropertySubject()
+      let steady = Watcher()
+      let received = Counter()
+      let wrongValues = Counter()
+      steady.autoObserve(subject, keyPath: \.written, options: [.old, .new]) { _, _, change in
+        received.increment()
+        if change.newValue != change.oldValue.map({ $0 + 1 }) { wrongValues.increment() }
+      }
+      let transient = Counter()
+      runSimultaneously([
+        { for value in 1...sets { subject.written = value } },
+        {
+          for _ in 0..<4 {
+            let watcher = Watcher()
+            watcher.autoObserve(subject, keyPath: \.registered) { _, _, _ in transient.increment() }
+          }
+        },
+      ])
+      #expect(received.value == sets)
+      #expect(wrongValues.value == 0)
+      #expect(transient.value == 0)
+      #expect(subject.observationRegistry.observerCount == 1)
+      subject.registered = 1
+      #expect(transient.value == 0)
+      _ = steady
+    }
+  }
+}
+
 /// Where stress threads leave registrations and observers for other threads to cancel and free.
 private final class Mailbox: @unchecked Sendable {  // mutable state guarded by `lock`
   struct Letter {

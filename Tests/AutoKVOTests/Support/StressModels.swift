@@ -28,6 +28,16 @@ final class SingleWriterSubject: KeyValueObservable, @unchecked Sendable {
   @Observed var level = 0
 }
 
+/// Two `@Observed` properties that two threads use at once, one each: one thread sets `written`
+/// while the other makes the first registrations that read `registered`, so that one property's
+/// `ObservedProperty` is made and listed while the other's sets take their snapshots.
+// @unchecked Sendable: each property is touched by one thread only.
+final class TwoPropertySubject: KeyValueObservable, @unchecked Sendable {
+  let observationRegistry = ObservationRegistry()
+  @Observed var written = 0
+  @Observed var registered = 0
+}
+
 /// An observer that raises its ``DeinitFlag`` first thing in `deinit` and counts its lifetime.
 // @unchecked Sendable: immutable, but for `mood`, which only the thread that owns the instance
 // right now touches.
