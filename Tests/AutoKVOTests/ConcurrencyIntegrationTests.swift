@@ -260,6 +260,23 @@ struct ActorDeliveryTests {
     #expect(watcher.log == (1...50).map { "\($0)" })
   }
 
+  @Test("A delivery queue receives each set's own old and new values, even after later sets")
+  func deliveryQueueValues() async {
+    let queue = DispatchQueue(label: "autokvo.tests.delivery.values")
+    let person = Person(age: 0)
+    let watcher = Watcher()
+    // The queue is held until every set is made, so each delivery runs after all of them.
+    let gate = DispatchSemaphore(value: 0)
+    queue.async { gate.wait() }
+    watcher.autoObserve(person, keyPath: \.age, options: [.old, .new], deliveryQueue: queue) {
+      w, _, c in w.record(describe(c))
+    }
+    for age in 1...3 { person.age = age }
+    gate.signal()
+    await withCheckedContinuation { done in queue.async { done.resume() } }
+    #expect(watcher.log == ["setting 0->1", "setting 1->2", "setting 2->3"])
+  }
+
   @Test("A handler registered from nonisolated code runs synchronously on the mutating thread")
   func nonisolatedIsSynchronous() {
     let person = Person()

@@ -132,16 +132,34 @@ final class TypedObservedSentinel<Observer: AnyObject, Object: KeyValueObservabl
     token: Any?,
     values: SetterValues
   ) {
-    // Only raw pointers and the value type's identity are handled here: this code runs
-    // unspecialized, and the handler's adapter builds the change where it is specialized.
-    guard !rediscovers, case .synchronous = delivery, values.valueType == Value.self else {
+    guard !rediscovers, values.valueType == Value.self else {
       return didChange(of: object, .setting(property.keyPath), token: token)
     }
+    guard case .synchronous = delivery else {
+      // The values are lent for the duration of this call: a delivery that runs later, on a
+      // queue or an actor, takes copies in a change built here.
+      return deliver(setterChange(values))
+    }
+    // Only raw pointers and the value type's identity are handled here: this code runs
+    // unspecialized, and the handler's adapter builds the change where it is specialized.
     guard observation.isActive, let observer, let root else { return }
     let input = HandlerInput(
       oldValue: options.contains(.old) ? values.oldValue : nil,
       newValue: options.contains(.new) ? values.newValue : nil)
     handler(observer, root, input)
+  }
+
+  /// The change a set with `values` makes, as the handler receives it.
+  @inline(never)
+  private func setterChange(_ values: SetterValues) -> KeyValueChange<Value> {
+    var change = KeyValueChange<Value>(kind: .setting)
+    if options.contains(.old) {
+      change.oldValue = values.oldValue.assumingMemoryBound(to: Value.self).pointee
+    }
+    if options.contains(.new) {
+      change.newValue = values.newValue.assumingMemoryBound(to: Value.self).pointee
+    }
+    return change
   }
 
   // MARK: RelayReceiver
