@@ -232,3 +232,68 @@ struct EveryElementTests {
     #expect(watcher.log == ["first A2", "other C2"])
   }
 }
+
+/// An `@Observed` array of objects that say when they are released.
+private final class Shelf: KeyValueObservable, @unchecked Sendable {  // single-threaded tests
+  let observationRegistry = ObservationRegistry()
+  @Observed var books: [Book] = []
+}
+
+private final class Book: @unchecked Sendable {  // single-threaded tests
+  let onRelease: () -> Void
+
+  init(onRelease: @escaping () -> Void = {}) {
+    self.onRelease = onRelease
+  }
+
+  deinit { onRelease() }
+}
+
+@Suite("Proxies mutate in place: no copy of the collection per mutation")
+struct InPlaceProxyTests {
+  private func bufferAddress(_ playlist: Playlist) -> UnsafeRawPointer? {
+    playlist.songs.withUnsafeBufferPointer { UnsafeRawPointer($0.baseAddress) }
+  }
+
+  @Test("Appending through the proxy keeps the stored array's buffer, with nobody observing")
+  func unobservedAppendKeepsBuffer() {
+    let playlist = Playlist()
+    playlist.songs.reserveCapacity(64)
+    let before = bufferAddress(playlist)
+    let songs = playlist.mutableArrayValue(for: \.songs)
+    for number in 0..<50 { songs.append("song \(number)") }
+    #expect(bufferAddress(playlist) == before)
+    #expect(playlist.songs == (0..<50).map { "song \($0)" })
+  }
+
+  @Test("Appending through the proxy keeps the buffer when observed, and notifies each append")
+  func observedAppendKeepsBuffer() {
+    let playlist = Playlist()
+    playlist.songs.reserveCapacity(64)
+    let before = bufferAddress(playlist)
+    let watcher = Watcher()
+    var indexes: [IndexSet] = []
+    watcher.autoObserve(playlist, keyPath: \.songs, options: .new) { _, _, change in
+      indexes.append(change.indexes ?? [])
+    }
+    let songs = playlist.mutableArrayValue(for: \.songs)
+    for number in 0..<50 { songs.append("song \(number)") }
+    #expect(bufferAddress(playlist) == before)
+    #expect(indexes == (0..<50).map { IndexSet(integer: $0) })
+  }
+
+  @Test("A removed element is released after the mutation, and then sees the array without it")
+  func removedElementReleasedAfterMutation() {
+    let shelf = Shelf()
+    var countsSeenOnRelease: [Int] = []
+    shelf.books = [Book(), Book { countsSeenOnRelease.append(shelf.books.count) }, Book()]
+    let books = shelf.mutableArrayValue(for: \.books)
+    books.remove(at: 1)
+    #expect(countsSeenOnRelease == [2])
+    let watcher = Watcher()
+    watcher.autoObserve(shelf, keyPath: \.books, options: .old) { _, _, _ in }
+    shelf.books.append(Book { countsSeenOnRelease.append(shelf.books.count) })
+    books.removeLast()
+    #expect(countsSeenOnRelease == [2, 2])
+  }
+}

@@ -11,18 +11,24 @@ import Foundation
 /// Indexes outside the array are bad input: the mutation is not performed and an
 /// ``ObservationDiagnostic`` is reported; nothing traps.
 ///
-/// The proxy retains its object. Each mutation reads and writes the whole array through the
-/// property, so it costs a copy of the array when the property is `@Observed`.
+/// The proxy retains its object. On an `@Observed` property it mutates the array where it is
+/// stored, without copying it, so n appends cost O(n); on any other property (a computed one, or
+/// one that is not `@Observed`) each mutation reads and writes the whole array through the key
+/// path, as KVO's proxies do.
 ///
 /// `MutableArrayProxy` is not `Sendable`: it holds its object, which need not be. Make one where
 /// you mutate, rather than passing it around.
 public struct MutableArrayProxy<Object: KeyValueObservable, Element> {
   private let object: Object
   private let keyPath: ReferenceWritableKeyPath<Object, [Element]>
+  /// The key path of the `@Observed` property `keyPath` names, which changes are posted under and
+  /// whose storage is mutated in place; `nil` for any other property.
+  private let propertyKeyPath: AnyKeyPath?
 
   init(object: Object, keyPath: ReferenceWritableKeyPath<Object, [Element]>) {
     self.object = object
     self.keyPath = keyPath
+    propertyKeyPath = Dependencies.declaredKeyPath(of: keyPath, on: object)
   }
 
   /// The current elements.
@@ -119,28 +125,48 @@ public struct MutableArrayProxy<Object: KeyValueObservable, Element> {
   private func mutate(_ kind: ChangeKind, at indexes: IndexSet, _ body: (inout [Element]) -> Void) {
     let object = object
     let keyPath = keyPath
-    let before = object[keyPath: keyPath]
-    let limit = kind == .insertion ? before.count + indexes.count : before.count
+    let count = object[keyPath: keyPath].count
+    let limit = kind == .insertion ? count + indexes.count : count
     guard (indexes.first ?? 0) >= 0, (indexes.last ?? -1) < limit else {
       return CollectionChanges.reportOutOfRange(
-        kind, indexes, count: before.count, keyPath: keyPath, objectType: Object.self)
+        kind, indexes, count: count, keyPath: keyPath, objectType: Object.self)
     }
+    // Removed and replaced elements are released only after the change was delivered (see
+    // `Observed`): their deinit may read the property.
+    var released: [Element] = []
+    func mutation(_ array: inout [Element]) {
+      if kind != .insertion { released = indexes.map { array[$0] } }
+      body(&array)
+    }
+    defer { withExtendedLifetime(released) {} }
     let registry = object.observationRegistry
-    guard registry.isObserved else {
-      body(&object[keyPath: keyPath])
-      return withExtendedLifetime(before) {}
-    }
+    guard registry.isObserved else { return mutateInPlace(mutation) }
+    // The array read for the descriptor is released before the mutation, so that the mutation
+    // finds its buffer uniquely referenced.
     let descriptor = CollectionChanges.arrayChange(
-      kind, at: indexes, of: before, keyPath: Dependencies.postedKeyPath(of: keyPath, on: object),
+      kind, at: indexes, of: object[keyPath: keyPath], keyPath: propertyKeyPath ?? keyPath,
       objectType: Object.self)
     registry.performCollectionChange(of: object, descriptor) {
-      body(&object[keyPath: keyPath])
+      mutateInPlace(mutation)
     } completeDescriptor: { descriptor in
       CollectionChanges.completeArrayChange(
         &descriptor, with: object[keyPath: keyPath], objectType: Object.self)
     }
-    // Removed elements are released only now, after the change was delivered (see `Observed`).
-    withExtendedLifetime(before) {}
+  }
+
+  /// Mutates the array where it is stored when the property is `@Observed`, otherwise through the
+  /// key path.
+  private func mutateInPlace(_ body: (inout [Element]) -> Void) {
+    let object = object
+    let keyPath = keyPath
+    if let propertyKeyPath,
+      InPlaceMutation.perform(
+        on: object, property: propertyKeyPath, placeholder: [], body,
+        by: { _ = object[keyPath: keyPath] })
+    {
+      return
+    }
+    body(&object[keyPath: keyPath])
   }
 
   private func reportCountMismatch(_ operation: String, indexes: IndexSet, elements: Int) {

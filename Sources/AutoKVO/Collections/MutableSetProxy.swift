@@ -5,18 +5,23 @@
 /// A mutation that changes nothing (inserting a member already present) still notifies, with an
 /// empty set of affected members, as KVO's set proxies do.
 ///
-/// The proxy retains its object. Each mutation reads and writes the whole set through the
-/// property, so it costs a copy of the set when the property is `@Observed`.
+/// The proxy retains its object. On an `@Observed` property it mutates the set where it is
+/// stored, without copying it; on any other property each mutation reads and writes the whole
+/// set through the key path.
 ///
 /// `MutableSetProxy` is not `Sendable`: it holds its object, which need not be. Make one where
 /// you mutate, rather than passing it around.
 public struct MutableSetProxy<Object: KeyValueObservable, Element: Hashable> {
   private let object: Object
   private let keyPath: ReferenceWritableKeyPath<Object, Set<Element>>
+  /// The key path of the `@Observed` property `keyPath` names, which changes are posted under and
+  /// whose storage is mutated in place; `nil` for any other property.
+  private let propertyKeyPath: AnyKeyPath?
 
   init(object: Object, keyPath: ReferenceWritableKeyPath<Object, Set<Element>>) {
     self.object = object
     self.keyPath = keyPath
+    propertyKeyPath = Dependencies.declaredKeyPath(of: keyPath, on: object)
   }
 
   /// The current members.
@@ -66,16 +71,51 @@ public struct MutableSetProxy<Object: KeyValueObservable, Element: Hashable> {
     let object = object
     let keyPath = keyPath
     let registry = object.observationRegistry
-    // Removed members are released only after the change was delivered (see `Observed`).
-    let before = object[keyPath: keyPath]
-    defer { withExtendedLifetime(before) {} }
-    guard registry.isObserved else { return body(&object[keyPath: keyPath]) }
+    // Members removed are released only after the change was delivered (see `Observed`); the
+    // descriptor holds them when someone observes, `released` otherwise.
+    var released = Set<Element>()
+    defer { withExtendedLifetime(released) {} }
+    guard registry.isObserved else {
+      return mutateInPlace { set in
+        released = Self.members(removedBy: mutation, members, from: set)
+        body(&set)
+      }
+    }
     let descriptor = CollectionChanges.setChange(
-      mutation, with: members, of: before,
-      keyPath: Dependencies.postedKeyPath(of: keyPath, on: object))
+      mutation, with: members, of: object[keyPath: keyPath],
+      keyPath: propertyKeyPath ?? keyPath)
     registry.performCollectionChange(of: object, descriptor) {
-      body(&object[keyPath: keyPath])
+      mutateInPlace(body)
     } completeDescriptor: { _ in
     }
+  }
+
+  /// The members of `set` that `mutation` with `members` removes, in time proportional to what
+  /// the mutation itself costs.
+  private static func members(
+    removedBy mutation: SetMutationKind,
+    _ members: Set<Element>,
+    from set: Set<Element>
+  ) -> Set<Element> {
+    switch mutation {
+    case .union: []
+    case .minus: members.intersection(set)
+    case .intersect, .set: set.subtracting(members)
+    }
+  }
+
+  /// Mutates the set where it is stored when the property is `@Observed`, otherwise through the
+  /// key path.
+  private func mutateInPlace(_ body: (inout Set<Element>) -> Void) {
+    let object = object
+    let keyPath = keyPath
+    if let propertyKeyPath,
+      InPlaceMutation.perform(
+        on: object, property: propertyKeyPath, placeholder: [], body,
+        by: { _ = object[keyPath: keyPath] })
+    {
+      return
+    }
+    body(&object[keyPath: keyPath])
   }
 }

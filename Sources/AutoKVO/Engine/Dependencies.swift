@@ -67,9 +67,17 @@ struct Dependencies {
     of keyPath: KeyPath<Object, Value>,
     on object: Object
   ) -> AnyKeyPath {
+    declaredKeyPath(of: keyPath, on: object) ?? keyPath
+  }
+
+  /// The key path of the declaration of the `@Observed` property `keyPath` names, or `nil` when it
+  /// names none; see ``storedProperty(named:on:value:accesses:)``. Evaluates `keyPath` once.
+  static func declaredKeyPath<Object: KeyValueObservable, Value>(
+    of keyPath: KeyPath<Object, Value>,
+    on object: Object
+  ) -> AnyKeyPath? {
     let (value, accesses) = DependencyRecorder.record { object[keyPath: keyPath] }
     return storedProperty(named: keyPath, on: object, value: value, accesses: accesses)?.keyPath
-      ?? keyPath
   }
 
   /// The `@Observed` property `keyPath` names, found from one evaluation of it, or `nil` when it

@@ -92,7 +92,8 @@ public struct Observed<Value> {
   }
 
   /// Tells the recorder of this thread, if any, that the property was read, and gives the
-  /// property its ``ObservedProperty`` the first time a recording on this thread reads it.
+  /// property its ``ObservedProperty`` the first time a recording on this thread reads it; or
+  /// performs the in-place mutation a collection proxy on this thread asked for.
   /// Inlined, so that its storage accesses are direct field accesses like the accessors' own.
   @inlinable
   @inline(__always)
@@ -101,6 +102,15 @@ public struct Observed<Value> {
     _ wrappedKeyPath: ReferenceWritableKeyPath<EnclosingSelf, Value>,
     _ storageKeyPath: ReferenceWritableKeyPath<EnclosingSelf, Observed<Value>>
   ) {
+    if let mutation = InPlaceMutation<Value>.pending(on: object, property: wrappedKeyPath) {
+      // Moved out, mutated while uniquely referenced, moved back: every storage access stays
+      // instantaneous, and the mutation never copies the value.
+      var value = mutation.takePlaceholder()
+      swap(&object[keyPath: storageKeyPath].storedValue, &value)
+      mutation.perform(on: &value)
+      swap(&object[keyPath: storageKeyPath].storedValue, &value)
+      return
+    }
     guard DependencyRecorder.isRecordingOnThisThread else { return }
     let registry = object.observationRegistry
     if registry.withPropertyLock({ object[keyPath: storageKeyPath].property == nil }) {

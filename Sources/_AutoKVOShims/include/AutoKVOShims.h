@@ -104,6 +104,11 @@ void autokvo_set_thread_recorder(void *_Nullable recorder);
 void *_Nullable autokvo_registering_delivery(void);
 void autokvo_set_registering_delivery(void *_Nullable delivery);
 
+/// The in-place mutation a collection proxy asks this thread's next `@Observed` getter to perform,
+/// or NULL. Only looked at while recording_threads > 0.
+void *_Nullable autokvo_thread_mutation(void);
+void autokvo_set_thread_mutation(void *_Nullable mutation);
+
 /// An address unique to the calling thread for as long as the thread lives.
 const void *_Nonnull autokvo_thread_identity(void);
 
