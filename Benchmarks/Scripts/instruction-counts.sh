@@ -28,6 +28,8 @@ printf '| workload | instructions per operation |\n| --- | ---: |\n'
 for workload in "${workloads[@]}"; do
   case "$workload" in
     dealloc*) iterations=20 ;;
+    append1000/*) iterations=20 ;;
+    append100000/*) iterations=2 ;;
     *) iterations=2000 ;;
   esac
   total=$(valgrind --tool=callgrind --callgrind-out-file="$stripped".cg \

@@ -10,6 +10,8 @@ public enum Scenario: String, CaseIterable, Sendable {
   case setStringWithOneObserver = "set1-string"
   case setStringWithTenObservers = "set10-string"
   case getOfObservedString = "get-string"
+  case thousandAppends = "append1000"
+  case hundredThousandAppends = "append100000"
 
   /// The row title used in reports.
   public var title: String {
@@ -24,6 +26,8 @@ public enum Scenario: String, CaseIterable, Sendable {
     case .setStringWithOneObserver: "set String, 1 observer"
     case .setStringWithTenObservers: "set String, 10 observers"
     case .getOfObservedString: "get String, 1 observer"
+    case .thousandAppends: "1,000 appends to an empty array"
+    case .hundredThousandAppends: "100,000 appends to an empty array"
     }
   }
 }
@@ -107,6 +111,8 @@ public func allWorkloads(deallocatedObservers: Int = 1000) -> [Workload] {
     + Baseline.stringWorkloads()
     + AutoKVOSystem.workloads(deallocatedObservers: deallocatedObservers)
     + AutoKVOSystem.stringWorkloads()
+    + Baseline.appendWorkloads()
+    + AutoKVOSystem.appendWorkloads()
     + SwiftObservationSystem.workloads(deallocatedObservers: deallocatedObservers)
     + NotificationCenterSystem.workloads(deallocatedObservers: deallocatedObservers)
     + OpenCombineSystem.workloads(deallocatedObservers: deallocatedObservers)

@@ -320,6 +320,22 @@ for identifier in [
     "- Registration + teardown ≤ ½ of \(identifier): \(format(ratio: share)) of it — "
       + verdict(share <= 0.5))
 }
+for scenario in Scenario.appendScenarios {
+  let ratio =
+    medians["\(scenario.rawValue)/autokvo/proxy, unobserved"]! / baselineMedian(for: scenario)
+  print(
+    "- \(scenario.title), through a proxy with nobody observing, ≤ 10× a stored array: "
+      + "\(format(ratio: ratio)) — \(verdict(ratio <= 10))")
+}
+for variant in ["proxy, unobserved", "proxy, 1 observer"] {
+  let perAppendSmall = medians["append1000/autokvo/\(variant)"]! / 1000
+  let perAppendLarge = medians["append100000/autokvo/\(variant)"]! / 100_000
+  let growth = perAppendLarge / perAppendSmall
+  print(
+    "- Appends through a proxy (\(variant)) linear: \(format(nanoseconds: perAppendSmall)) per append "
+      + "at 1,000, \(format(nanoseconds: perAppendLarge)) at 100,000 (×\(String(format: "%.2f", growth))) — "
+      + verdict(growth < 3))
+}
 if let bytes = autoKVOBytesPerRegistration {
   print(
     "- ≤ 160 bytes per live registration: \(String(format: "%.0f", bytes)) bytes — "
