@@ -255,3 +255,66 @@ struct ExactlyOnceTests {
     #expect(watcher.observationRegistry.observingCount == 0)
   }
 }
+
+/// An observer and an observed object whose reference counts are Objective-C's on Apple platforms:
+/// a registration holds them `weak`, where it holds a native object by an unowned count.
+private final class FoundationWatcher: NSObject, KeyValueObservable, @unchecked Sendable {
+  let observationRegistry = ObservationRegistry()
+  let deinitFlag = DeinitFlag()
+  var received: [String] = []
+
+  deinit { deinitFlag.raise() }
+}
+
+private final class FoundationPerson: NSObject, KeyValueObservable, @unchecked Sendable {
+  let observationRegistry = ObservationRegistry()
+  @Observed var name = "Ann"
+  var onDeinit: (FoundationPerson) -> Void = { _ in }
+
+  deinit { onDeinit(self) }
+}
+
+@Suite("Lifecycle with NSObject subclasses: the same promise through weak references")
+struct NSObjectLifecycleTests {
+  @Test("An NSObject observer of an NSObject gets each set, and nothing once it is deallocated")
+  func bothSidesNSObject() {
+    let person = FoundationPerson()
+    var watcher: FoundationWatcher? = FoundationWatcher()
+    let observation = watcher!.autoObserve(person, keyPath: \.name) { watcher, _, change in
+      watcher.received.append("\(change.oldValue ?? "")->\(change.newValue ?? "")")
+    }
+    person.name = "Bob"
+    #expect(watcher?.received == ["Ann->Bob"])
+    watcher = nil
+    #expect(observation.endReason == .observerDeallocated)
+    #expect(person.observationRegistry.observerCount == 0)
+    person.name = "Cid"
+  }
+
+  @Test("A set inside an NSObject's deinit never hands the dying object to a handler")
+  func setInsideDeinit() {
+    let watcher = Watcher()
+    let calls = Counter()
+    var person: FoundationPerson? = FoundationPerson()
+    person!.onDeinit = { $0.name = "Gone" }
+    watcher.autoObserve(person!, keyPath: \.name) { _, _, _ in calls.increment() }
+    person!.name = "Bob"
+    #expect(calls.value == 1)
+    person = nil
+    #expect(calls.value == 1)
+    #expect(watcher.observationRegistry.observingCount == 0)
+  }
+
+  @Test("A native observer deallocated while a set on an NSObject is delivered gets nothing after")
+  func nativeObserverOfNSObject() {
+    let person = FoundationPerson()
+    var watcher: Watcher? = Watcher()
+    let calls = Counter()
+    watcher!.autoObserve(person, keyPath: \.name) { _, _, _ in calls.increment() }
+    person.name = "Bob"
+    watcher = nil
+    person.name = "Cid"
+    #expect(calls.value == 1)
+    #expect(person.observationRegistry.observerCount == 0)
+  }
+}

@@ -10,16 +10,23 @@
 final class TypedObservedSentinel<Observer: AnyObject, Object: KeyValueObservable, Value>:
   ObservedSentinel, RelayReceiver, @unchecked Sendable
 {
-  /// Weak: notification must never reach an observer that is being deallocated, possibly on
-  /// another thread; a weak load answers `nil` from the moment its `deinit` begins.
-  private weak var observer: Observer?
+  /// Notification must never reach an observer that is being deallocated, possibly on another
+  /// thread; the reference yields `nil` from the moment its `deinit` begins (see
+  /// `ObjectReference`).
+  private let observerReference: ObjectReference<Observer>
 
-  /// The observed object. Weak for the same reason as `observer`: a set made inside the observed
-  /// object's own `deinit`, or a registration made there with `.initial`, must not hand the dying
-  /// object to a handler, which could keep it past its deallocation; the object's registry, and
-  /// with it this registration, outlives the object's `deinit` body, so the registration alone
-  /// cannot tell. Also the root from which relayed changes re-read the key path.
-  private weak var root: Object?
+  /// The observed object, held the same way: a set made inside the observed object's own
+  /// `deinit`, or a registration made there with `.initial`, must not hand the dying object to a
+  /// handler, which could keep it past its deallocation; the object's registry, and with it this
+  /// registration, outlives the object's `deinit` body, so the registration alone cannot tell.
+  /// Also the root from which relayed changes re-read the key path.
+  private let rootReference: ObjectReference<Object>
+
+  /// The observer, retained, unless its deallocation has begun.
+  private var observer: Observer? { observerReference.load() }
+
+  /// The observed object, retained, unless its deallocation has begun.
+  private var root: Object? { rootReference.load() }
 
   private let keyPath: KeyPath<Object, Value>
   private let options: ObservationOptions
@@ -66,7 +73,8 @@ final class TypedObservedSentinel<Observer: AnyObject, Object: KeyValueObservabl
     delivery: HandlerDelivery,
     handler: @escaping (Observer, Object, HandlerInput) -> Void
   ) {
-    self.observer = observer
+    observerReference = ObjectReference(observer)
+    rootReference = ObjectReference(root)
     self.keyPath = keyPath
     self.options = options
     if case .synchronous = delivery, !dependencies.needsRediscovery {
@@ -81,7 +89,6 @@ final class TypedObservedSentinel<Observer: AnyObject, Object: KeyValueObservabl
       primaryKeyPath: dependencies.rootTriggers[0],
       extraTriggers: Array(dependencies.rootTriggers.dropFirst())
     )
-    self.root = root
   }
 
   deinit {
@@ -90,6 +97,8 @@ final class TypedObservedSentinel<Observer: AnyObject, Object: KeyValueObservabl
     for relay in uncommon?.relays ?? [] {
       relay.observation.end(.cancelled)
     }
+    observerReference.release()
+    rootReference.release()
   }
 
   /// Places relays on the other objects the key path reaches. Called once, after attaching.

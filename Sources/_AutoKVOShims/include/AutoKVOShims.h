@@ -79,6 +79,31 @@ static inline intptr_t autokvo_atomic_add(intptr_t *_Nonnull word, intptr_t delt
   return __atomic_add_fetch(word, delta, __ATOMIC_ACQ_REL);
 }
 
+// Three entry points of the Swift runtime, which Swift exposes no API for: holding an object's
+// memory without keeping the object alive (an unowned reference count), and retaining it only if
+// its deallocation has not begun. They are part of the Swift runtime's stable ABI, exported by
+// libswiftCore with these C signatures on every Apple OS since Swift 5.0 (which all the deployment
+// targets this package declares run) and by every Linux toolchain; compiled code calls them to
+// implement `unowned` references. Valid for native Swift objects only, never for Objective-C ones.
+extern void *_Nullable swift_tryRetain(void *_Nonnull object);
+extern void *_Nonnull swift_unownedRetain(void *_Nonnull object);
+extern void swift_unownedRelease(void *_Nonnull object);
+
+/// Retains a native Swift object unless its deinitialization has begun; returns it, or NULL.
+static inline void *_Nullable autokvo_try_retain(void *_Nonnull object) {
+  return swift_tryRetain(object);
+}
+
+/// Adds an unowned reference to a native Swift object: its memory stays allocated, though it may
+/// be deinitialized, until the matching `autokvo_unowned_release`.
+static inline void autokvo_unowned_retain(void *_Nonnull object) {
+  (void)swift_unownedRetain(object);
+}
+
+static inline void autokvo_unowned_release(void *_Nonnull object) {
+  swift_unownedRelease(object);
+}
+
 /// How many threads are recording key-path dependencies right now. Property getters read it on
 /// every access, so it is a plain C global word rather than a Swift global (no lazy-init check).
 extern intptr_t autokvo_recording_threads;
