@@ -12,14 +12,16 @@ import _AutoKVOShims
 /// reference counts are Objective-C's (an `NSObject` subclass; the same rule on every platform, so
 /// that Linux tests exercise both kinds) is held `weak` instead.
 ///
-/// A value with an explicit ``release()``: its owner, a sentinel, calls it once, from `deinit`.
-struct ObjectReference<Object: AnyObject>: @unchecked Sendable {  // immutable; see `load()`
+/// Not generic: the engine's registration code runs unspecialized, where every generic type it
+/// touches costs a run-time metadata look-up. A value with an explicit ``release()``: its owner, a
+/// sentinel, calls it once, from `deinit`.
+struct ObjectReference: @unchecked Sendable {  // immutable; the weak load is atomic
   /// The object's address, unowned-retained for a native object.
   private let address: UnsafeMutableRawPointer
   /// The object, for an Objective-C-counted one; `nil` for a native one.
-  private let objectiveCObject: WeakObject<Object>?
+  private let objectiveCObject: WeakObject?
 
-  init(_ object: Object) {
+  init(_ object: AnyObject) {
     address = Unmanaged.passUnretained(object).toOpaque()
     if object is NSObject {
       objectiveCObject = WeakObject(object)
@@ -33,10 +35,14 @@ struct ObjectReference<Object: AnyObject>: @unchecked Sendable {  // immutable; 
   ///
   /// The address is valid until ``release()``: the unowned count keeps the memory allocated even
   /// after the object is deinitialized, and try-retain reads only its reference counts.
-  func load() -> Object? {
-    if let objectiveCObject { return objectiveCObject.object }
+  @inline(__always)
+  func load<Object: AnyObject>(as type: Object.Type) -> Object? {
+    if let objectiveCObject {
+      return objectiveCObject.object.map { unsafeDowncast($0, to: Object.self) }
+    }
     guard let retained = autokvo_try_retain(address) else { return nil }
-    return Unmanaged<Object>.fromOpaque(retained).takeRetainedValue()
+    return unsafeDowncast(
+      Unmanaged<AnyObject>.fromOpaque(retained).takeRetainedValue(), to: Object.self)
   }
 
   /// Lets the object's memory go. Called once, by the owner's `deinit`, outside every lock: it may
@@ -47,10 +53,10 @@ struct ObjectReference<Object: AnyObject>: @unchecked Sendable {  // immutable; 
 }
 
 /// A weak reference in a box, for an ``ObjectReference`` to an Objective-C-counted object.
-final class WeakObject<Object: AnyObject>: @unchecked Sendable {  // a weak load is atomic
-  weak var object: Object?
+final class WeakObject: @unchecked Sendable {  // a weak load is atomic
+  weak var object: AnyObject?
 
-  init(_ object: Object) {
+  init(_ object: AnyObject) {
     self.object = object
   }
 }

@@ -13,20 +13,20 @@ final class TypedObservedSentinel<Observer: AnyObject, Object: KeyValueObservabl
   /// Notification must never reach an observer that is being deallocated, possibly on another
   /// thread; the reference yields `nil` from the moment its `deinit` begins (see
   /// `ObjectReference`).
-  private let observerReference: ObjectReference<Observer>
+  private let observerReference: ObjectReference
 
   /// The observed object, held the same way: a set made inside the observed object's own
   /// `deinit`, or a registration made there with `.initial`, must not hand the dying object to a
   /// handler, which could keep it past its deallocation; the object's registry, and with it this
   /// registration, outlives the object's `deinit` body, so the registration alone cannot tell.
   /// Also the root from which relayed changes re-read the key path.
-  private let rootReference: ObjectReference<Object>
+  private let rootReference: ObjectReference
 
   /// The observer, retained, unless its deallocation has begun.
-  private var observer: Observer? { observerReference.load() }
+  private var observer: Observer? { observerReference.load(as: Observer.self) }
 
   /// The observed object, retained, unless its deallocation has begun.
-  private var root: Object? { rootReference.load() }
+  private var root: Object? { rootReference.load(as: Object.self) }
 
   private let keyPath: KeyPath<Object, Value>
   private let options: ObservationOptions
@@ -145,9 +145,7 @@ final class TypedObservedSentinel<Observer: AnyObject, Object: KeyValueObservabl
       return didChange(of: object, .setting(property.keyPath), token: token)
     }
     guard case .synchronous = delivery else {
-      // The values are lent for the duration of this call: a delivery that runs later, on a
-      // queue or an actor, takes copies in a change built here.
-      return deliver(setterChange(values))
+      return scheduleSetterChange(values)
     }
     // Only raw pointers and the value type's identity are handled here: this code runs
     // unspecialized, and the handler's adapter builds the change where it is specialized.
@@ -158,9 +156,12 @@ final class TypedObservedSentinel<Observer: AnyObject, Object: KeyValueObservabl
     handler(observer, root, input)
   }
 
-  /// The change a set with `values` makes, as the handler receives it.
+  /// Schedules the delivery of a set's change on the registration's queue or actor. The values
+  /// are lent for the duration of `didSet` only, so the change that carries them is built now.
+  /// Out of line: a `KeyValueChange<Value>` local anywhere in `didSet` would cost it a run-time
+  /// metadata look-up on every call, delivered synchronously or not.
   @inline(never)
-  private func setterChange(_ values: SetterValues) -> KeyValueChange<Value> {
+  private func scheduleSetterChange(_ values: SetterValues) {
     var change = KeyValueChange<Value>(kind: .setting)
     if options.contains(.old) {
       change.oldValue = values.oldValue.assumingMemoryBound(to: Value.self).pointee
@@ -168,7 +169,7 @@ final class TypedObservedSentinel<Observer: AnyObject, Object: KeyValueObservabl
     if options.contains(.new) {
       change.newValue = values.newValue.assumingMemoryBound(to: Value.self).pointee
     }
-    return change
+    deliver(change)
   }
 
   // MARK: RelayReceiver
