@@ -14,6 +14,7 @@ struct PendingNotification {
 
 /// The values an `@Observed` setter replaced and stored, lent to the registrations it notifies for
 /// the duration of the notification, so that none reads the property again.
+@usableFromInline
 struct SetterValues {
   let oldValue: UnsafeRawPointer
   let newValue: UnsafeRawPointer
@@ -21,13 +22,23 @@ struct SetterValues {
   /// the same.
   let valueType: Any.Type
 
+  /// Made by the setter, which is specialized for `Value`, so that no generic code copies the
+  /// values to take their addresses.
+  @inlinable
   init<Value>(
     oldValue: UnsafePointer<Value>,
     newValue: UnsafePointer<Value>,
     valueType: Value.Type
   ) {
-    self.oldValue = UnsafeRawPointer(oldValue)
-    self.newValue = UnsafeRawPointer(newValue)
+    self.init(
+      oldValue: UnsafeRawPointer(oldValue), newValue: UnsafeRawPointer(newValue),
+      valueType: valueType as Any.Type)
+  }
+
+  @usableFromInline
+  init(oldValue: UnsafeRawPointer, newValue: UnsafeRawPointer, valueType: Any.Type) {
+    self.oldValue = oldValue
+    self.newValue = newValue
     self.valueType = valueType
   }
 }
@@ -81,29 +92,23 @@ extension ObservationRegistry {
     return tokens
   }
 
-  /// Completes an automatic set begun with ``willPerformAutomaticChange(of:_:)``, handing each
+  /// Completes an automatic set begun with ``willPerformAutomaticChange(of:_:)``, lending each
   /// registration the values the setter replaced and stored.
   @usableFromInline
-  func didPerformAutomaticChange<Value>(
+  func didPerformAutomaticChange(
     of object: AnyObject,
     _ snapshot: AutomaticChangeSnapshot,
     tokens: [Any?]?,
-    oldValue: Value,
-    newValue: Value
+    values: SetterValues
   ) {
     let property = snapshot.property
-    withUnsafePointer(to: oldValue) { oldValue in
-      withUnsafePointer(to: newValue) { newValue in
-        let values = SetterValues(oldValue: oldValue, newValue: newValue, valueType: Value.self)
-        guard let tokens else {
-          return snapshot.sentinels.forEachElement { sentinel in
-            sentinel.didSet(of: object, property, token: nil, values: values)
-          }
-        }
-        snapshot.sentinels.forEachElementAndPosition { sentinel, position in
-          sentinel.didSet(of: object, property, token: tokens[position], values: values)
-        }
+    guard let tokens else {
+      return snapshot.sentinels.forEachElement { sentinel in
+        sentinel.didSet(of: object, property, token: nil, values: values)
       }
+    }
+    snapshot.sentinels.forEachElementAndPosition { sentinel, position in
+      sentinel.didSet(of: object, property, token: tokens[position], values: values)
     }
   }
 

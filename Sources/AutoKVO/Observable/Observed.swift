@@ -83,10 +83,32 @@ public struct Observed<Value> {
       {
         let tokens = registry.willPerformAutomaticChange(of: object, snapshot)
         swap(&object[keyPath: storageKeyPath].storedValue, &replacedValue)
-        registry.didPerformAutomaticChange(
-          of: object, snapshot, tokens: tokens, oldValue: replacedValue, newValue: newValue)
+        didPerformAutomaticChange(
+          registry, object, snapshot, tokens, oldValue: &replacedValue, newValue: newValue)
       } else {
         swap(&object[keyPath: storageKeyPath].storedValue, &replacedValue)
+      }
+    }
+  }
+
+  /// Lends the set's values to its registrations. Out of the setter, so that taking the values'
+  /// addresses (which makes the compiler add a stack protector) costs nothing to a set nobody
+  /// observes; inlinable, so that it is specialized for `Value` and copies nothing.
+  @inlinable
+  @inline(never)
+  static func didPerformAutomaticChange(
+    _ registry: ObservationRegistry,
+    _ object: AnyObject,
+    _ snapshot: AutomaticChangeSnapshot,
+    _ tokens: [Any?]?,
+    oldValue: inout Value,
+    newValue: Value
+  ) {
+    withUnsafePointer(to: &oldValue) { oldValue in
+      withUnsafePointer(to: newValue) { newValue in
+        registry.didPerformAutomaticChange(
+          of: object, snapshot, tokens: tokens,
+          values: SetterValues(oldValue: oldValue, newValue: newValue, valueType: Value.self))
       }
     }
   }
