@@ -114,4 +114,6 @@ final class RemovedSentinel: ObservedSentinel, @unchecked Sendable {  // immutab
   override func didChange(of object: AnyObject, _ change: ChangeDescriptor, token: Any?) {}
 
   override func observedObjectIsDeallocating() {}
+
+  override var needsNoticeBeforeSet: Bool { false }
 }

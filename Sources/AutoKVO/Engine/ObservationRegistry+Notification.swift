@@ -50,6 +50,10 @@ struct AutomaticChangeSnapshot {
   let property: ObservedProperty
   /// In registration order, tombstones included (they ignore every change).
   let sentinels: InlineFirstArray<ObservedSentinel>
+  /// Whether any of them must be told before the change: otherwise the setter skips
+  /// ``ObservationRegistry/willPerformAutomaticChange(of:_:)``.
+  @usableFromInline
+  let needsNoticeBeforeChange: Bool
 }
 
 extension ObservationRegistry {
@@ -69,7 +73,9 @@ extension ObservationRegistry {
     {
       return nil
     }
-    return AutomaticChangeSnapshot(property: property, sentinels: property.sentinels.slots)
+    return AutomaticChangeSnapshot(
+      property: property, sentinels: property.sentinels.slots,
+      needsNoticeBeforeChange: property.sentinelsNoticedBeforeSet > 0)
   }
 
   /// Tells the registrations of `snapshot` that the property is about to change, and returns what

@@ -54,7 +54,7 @@ public final class ObservationRegistry: @unchecked Sendable {  // `state` is gua
         state.incoming = IncomingSentinels()
         state.outgoing = InlineFirstArray()
         // Not the last references: the copy of `incoming` returned holds them.
-        state.properties.forEachElement { $0.sentinels = IncomingSentinels() }
+        state.properties.forEachElement { $0.removeAll() }
         autokvo_atomic_store_release(observedFlag, 0)
       }
       return (state.incoming, state.outgoing)
@@ -130,7 +130,7 @@ public final class ObservationRegistry: @unchecked Sendable {  // `state` is gua
     withState { state in
       state.incoming.append(sentinel)
       state.properties.forEachElement { property in
-        if sentinel.isTriggered(by: property.keyPath) { property.sentinels.append(sentinel) }
+        if sentinel.isTriggered(by: property.keyPath) { property.append(sentinel) }
       }
       autokvo_atomic_store_release(observedFlag, 1)
     }
@@ -146,7 +146,7 @@ public final class ObservationRegistry: @unchecked Sendable {  // `state` is gua
         switch (wasTriggered, sentinel.isTriggered(by: property.keyPath)) {
         case (true, false):
           // Not the last reference: `incoming` still holds the sentinel, if anything does.
-          _ = property.sentinels.remove(sentinel)
+          property.remove(sentinel)
         case (false, true):
           // Rebuilt rather than appended, to keep registration order; a sentinel whose
           // registration already ended is no longer in `incoming`, and stays out.

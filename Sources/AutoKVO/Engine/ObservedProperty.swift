@@ -20,22 +20,45 @@ final class ObservedProperty: @unchecked Sendable {
 
   /// The registrations a set of this property concerns, in registration order: a subsequence of
   /// the registry's incoming sentinels, kept in step with it under the registry's lock.
+  ///
   /// Unchecked exclusivity: every access holds the registry's lock, which is the exclusivity
   /// guarantee, and the run-time check would cost a thread-local look-up on every set.
   @exclusivity(unchecked)
-  var sentinels = IncomingSentinels()
+  private(set) var sentinels = IncomingSentinels()
+
+  /// How many of ``sentinels`` must be told before a set (see
+  /// `ObservedSentinel.needsNoticeBeforeSet`); when none, a set skips that step.
+  @exclusivity(unchecked)
+  private(set) var sentinelsNoticedBeforeSet = 0
 
   init(keyPath: AnyKeyPath, notifiesAutomatically: Bool) {
     self.keyPath = keyPath
     self.notifiesAutomatically = notifiesAutomatically
   }
 
+  func append(_ sentinel: ObservedSentinel) {
+    sentinels.append(sentinel)
+    if sentinel.needsNoticeBeforeSet { sentinelsNoticedBeforeSet += 1 }
+  }
+
+  /// Removes `sentinel` if the list holds it. The caller releases nothing here: it holds the
+  /// sentinel in the registry's list too.
+  func remove(_ sentinel: ObservedSentinel) {
+    guard sentinels.remove(sentinel) != nil else { return }
+    if sentinel.needsNoticeBeforeSet { sentinelsNoticedBeforeSet -= 1 }
+  }
+
+  /// Empties the list, for the registry's `deinit`.
+  func removeAll() {
+    sentinels = IncomingSentinels()
+    sentinelsNoticedBeforeSet = 0
+  }
+
   /// Takes the registrations concerned from `incoming`, in its order.
   func collectSentinels(from incoming: IncomingSentinels) {
-    var sentinels = IncomingSentinels()
+    removeAll()
     incoming.forEachSentinel { sentinel in
-      if sentinel.isTriggered(by: keyPath) { sentinels.append(sentinel) }
+      if sentinel.isTriggered(by: keyPath) { append(sentinel) }
     }
-    self.sentinels = sentinels
   }
 }

@@ -87,7 +87,7 @@ struct RegistryReference: @unchecked Sendable, Equatable {  // the storage is gu
       // From the properties' lists first: `incoming` still holds the sentinel then, so none of
       // these releases is the last one.
       state.properties.forEachElement { property in
-        if sentinel.isTriggered(by: property.keyPath) { _ = property.sentinels.remove(sentinel) }
+        if sentinel.isTriggered(by: property.keyPath) { property.remove(sentinel) }
       }
       guard let removed = state.incoming.remove(sentinel) else { return nil }
       if state.incoming.isEmpty { autokvo_atomic_store_release(observedFlag, 0) }

@@ -56,6 +56,10 @@ class ObservedSentinel: @unchecked Sendable {
     preconditionFailure("ObservedSentinel.didChange must be overridden")
   }
 
+  /// Whether ``willSet(of:_:)`` may do anything, so that a set must call it. Fixed for the life of
+  /// the sentinel; `true` unless a subclass knows better.
+  var needsNoticeBeforeSet: Bool { true }
+
   /// Called before an automatic set of the `@Observed` `property`, whose setter will hand the old
   /// and new values to ``didSet(of:_:token:values:)``. A sentinel that can use those values need
   /// not read anything now; by default, the same as ``willChange(of:_:)``.

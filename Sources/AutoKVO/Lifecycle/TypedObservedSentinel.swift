@@ -130,8 +130,12 @@ final class TypedObservedSentinel<Observer: AnyObject, Object: KeyValueObservabl
   /// A registration on exactly the property being set (one that does not rediscover its
   /// dependencies is triggered by no other set) takes the setter's values in ``didSet``: it
   /// reads nothing before the change unless it sends a prior call.
+  override var needsNoticeBeforeSet: Bool {
+    rediscovers || options.contains(.prior)
+  }
+
   override func willSet(of object: AnyObject, _ property: ObservedProperty) -> Any? {
-    guard rediscovers || options.contains(.prior) else { return nil }
+    guard needsNoticeBeforeSet else { return nil }
     return willChange(of: object, .setting(property.keyPath))
   }
 

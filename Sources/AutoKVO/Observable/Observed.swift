@@ -81,10 +81,12 @@ public struct Observed<Value> {
             of: object[keyPath: storageKeyPath].property)
         })
       {
-        let tokens = registry.willPerformAutomaticChange(of: object, snapshot)
+        let tokens =
+          snapshot.needsNoticeBeforeChange
+          ? registry.willPerformAutomaticChange(of: object, snapshot) : nil
         swap(&object[keyPath: storageKeyPath].storedValue, &replacedValue)
         didPerformAutomaticChange(
-          registry, object, snapshot, tokens, oldValue: &replacedValue, newValue: newValue)
+          registry, object, snapshot, tokens, oldValue: replacedValue, newValue: newValue)
       } else {
         swap(&object[keyPath: storageKeyPath].storedValue, &replacedValue)
       }
@@ -92,8 +94,9 @@ public struct Observed<Value> {
   }
 
   /// Lends the set's values to its registrations. Out of the setter, so that taking the values'
-  /// addresses (which makes the compiler add a stack protector) costs nothing to a set nobody
-  /// observes; inlinable, so that it is specialized for `Value` and copies nothing.
+  /// addresses (which makes the compiler add a stack protector, also when an `inout` argument is
+  /// passed) costs nothing to a set nobody observes; inlinable, so that it is specialized for
+  /// `Value` and copies nothing.
   @inlinable
   @inline(never)
   static func didPerformAutomaticChange(
@@ -101,10 +104,10 @@ public struct Observed<Value> {
     _ object: AnyObject,
     _ snapshot: AutomaticChangeSnapshot,
     _ tokens: [Any?]?,
-    oldValue: inout Value,
+    oldValue: Value,
     newValue: Value
   ) {
-    withUnsafePointer(to: &oldValue) { oldValue in
+    withUnsafePointer(to: oldValue) { oldValue in
       withUnsafePointer(to: newValue) { newValue in
         registry.didPerformAutomaticChange(
           of: object, snapshot, tokens: tokens,
