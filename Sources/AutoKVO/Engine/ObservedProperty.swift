@@ -13,11 +13,6 @@ final class ObservedProperty: @unchecked Sendable {
   /// whichever subclass instance it belongs to): what the property's changes are posted under.
   let keyPath: AnyKeyPath
 
-  /// What the object's class answered, when the property was first read for a registration, to
-  /// ``KeyValueObservable/automaticallyNotifiesObservers(for:)``: asked once per property and
-  /// object, as KVO asks once per class and key when the first observer arrives.
-  let notifiesAutomatically: Bool
-
   /// The registrations a set of this property concerns, in registration order: a subsequence of
   /// the registry's incoming sentinels, kept in step with it under the registry's lock.
   ///
@@ -29,7 +24,15 @@ final class ObservedProperty: @unchecked Sendable {
   /// How many of ``sentinels`` must be told before a set (see
   /// `ObservedSentinel.needsNoticeBeforeSet`); when none, a set skips that step.
   @exclusivity(unchecked)
-  private(set) var sentinelsNoticedBeforeSet = 0
+  private(set) var sentinelsNoticedBeforeSet: Int32 = 0
+
+  /// What the object's class answered, when the property was first read for a registration, to
+  /// ``KeyValueObservable/automaticallyNotifiesObservers(for:)``: asked once per property and
+  /// object, as KVO asks once per class and key when the first observer arrives.
+  ///
+  /// Declared after the count, a 32-bit one, so that both share a word: the object then fits a
+  /// 64-byte heap block (Docs/Performance.md counts bytes per registration).
+  let notifiesAutomatically: Bool
 
   init(keyPath: AnyKeyPath, notifiesAutomatically: Bool) {
     self.keyPath = keyPath
