@@ -50,9 +50,8 @@ struct AutomaticChangeSnapshot {
   let property: ObservedProperty
   /// In registration order, tombstones included (they ignore every change).
   let sentinels: InlineFirstArray<ObservedSentinel>
-  /// Whether any of them must be told before the change: otherwise the setter skips
-  /// ``ObservationRegistry/willPerformAutomaticChange(of:_:)``.
-  @usableFromInline
+  /// Whether any of them must be told before the change: otherwise
+  /// ``ObservationRegistry/willPerformAutomaticChange(of:_:)`` returns at once.
   let needsNoticeBeforeChange: Bool
 }
 
@@ -88,6 +87,9 @@ extension ObservationRegistry {
     of object: AnyObject,
     _ snapshot: AutomaticChangeSnapshot
   ) -> [Any?]? {
+    // Tested here rather than in the setter: a branch more there costs every set, observed or
+    // not, a larger prologue.
+    guard snapshot.needsNoticeBeforeChange else { return nil }
     var tokens: [Any?]?
     snapshot.sentinels.forEachElementAndPosition { sentinel, position in
       if let token = sentinel.willSet(of: object, snapshot.property) {

@@ -81,9 +81,7 @@ public struct Observed<Value> {
             of: object[keyPath: storageKeyPath].property)
         })
       {
-        let tokens =
-          snapshot.needsNoticeBeforeChange
-          ? registry.willPerformAutomaticChange(of: object, snapshot) : nil
+        let tokens = registry.willPerformAutomaticChange(of: object, snapshot)
         swap(&object[keyPath: storageKeyPath].storedValue, &replacedValue)
         didPerformAutomaticChange(
           registry, object, snapshot, tokens, oldValue: replacedValue, newValue: newValue)
