@@ -157,16 +157,7 @@ public struct MutableArrayProxy<Object: KeyValueObservable, Element> {
   /// Mutates the array where it is stored when the property is `@Observed`, otherwise through the
   /// key path.
   private func mutateInPlace(_ body: (inout [Element]) -> Void) {
-    let object = object
-    let keyPath = keyPath
-    if let propertyKeyPath,
-      InPlaceMutation.perform(
-        on: object, property: propertyKeyPath, placeholder: [], body,
-        by: { _ = object[keyPath: keyPath] })
-    {
-      return
-    }
-    body(&object[keyPath: keyPath])
+    InPlaceMutation.mutate(object, at: keyPath, property: propertyKeyPath, placeholder: [], body)
   }
 
   private func reportCountMismatch(_ operation: String, indexes: IndexSet, elements: Int) {

@@ -107,15 +107,6 @@ public struct MutableSetProxy<Object: KeyValueObservable, Element: Hashable> {
   /// Mutates the set where it is stored when the property is `@Observed`, otherwise through the
   /// key path.
   private func mutateInPlace(_ body: (inout Set<Element>) -> Void) {
-    let object = object
-    let keyPath = keyPath
-    if let propertyKeyPath,
-      InPlaceMutation.perform(
-        on: object, property: propertyKeyPath, placeholder: [], body,
-        by: { _ = object[keyPath: keyPath] })
-    {
-      return
-    }
-    body(&object[keyPath: keyPath])
+    InPlaceMutation.mutate(object, at: keyPath, property: propertyKeyPath, placeholder: [], body)
   }
 }

@@ -31,6 +31,26 @@ final class InPlaceMutation<Value>: @unchecked Sendable {
     self.body = body
   }
 
+  /// Mutates the value at `keyPath` of `object` with `body`: in place when `propertyKeyPath` names
+  /// the `@Observed` property `keyPath` reads, otherwise through the key path (a read, the mutation
+  /// of the copy, a write).
+  static func mutate<Root: AnyObject>(
+    _ object: Root,
+    at keyPath: ReferenceWritableKeyPath<Root, Value>,
+    property propertyKeyPath: AnyKeyPath?,
+    placeholder: Value,
+    _ body: (inout Value) -> Void
+  ) {
+    if let propertyKeyPath,
+      perform(
+        on: object, property: propertyKeyPath, placeholder: placeholder, body,
+        by: { _ = object[keyPath: keyPath] })
+    {
+      return
+    }
+    body(&object[keyPath: keyPath])
+  }
+
   /// Mutates the `@Observed` property declared at `keyPath` of `object` in place with `body`, by
   /// calling `read`, which must read that property. Returns `false`, having done nothing, when
   /// `read` reached no getter of that property (then the caller mutates some other way).
