@@ -293,7 +293,7 @@ final class TypedObservedSentinel<Observer: AnyObject, Object: KeyValueObservabl
   private func deliverNow(_ change: KeyValueChange<Value>) {
     // Checked per call, not per snapshot: an earlier handler in the same change may have
     // cancelled this registration, and nothing may be delivered after cancel() returns. Neither
-    // side may have begun deallocating: both weak loads answer `nil` from then on.
+    // side may have begun deallocating: both references answer `nil` from then on.
     guard observation.isActive, let observer, let object = root else { return }
     withUnsafePointer(to: change) { handler(observer, object, HandlerInput(change: $0)) }
   }
