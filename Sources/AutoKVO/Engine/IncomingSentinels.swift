@@ -4,13 +4,14 @@
 ///
 /// A short list removes a sentinel by a linear search and a shift, as `InlineFirstArray` does. A
 /// long one (``indexingThreshold`` sentinels or more) also keeps each sentinel's position, and a
-/// removal puts ``RemovedSentinel/tombstone`` in the sentinel's slot instead of shifting the ones
-/// after it; the list is compacted once tombstones outnumber live sentinels. N observers of one
+/// removal empties the sentinel's slot (a tombstone, `nil`) instead of shifting the ones after it;
+/// the list is compacted once tombstones outnumber live sentinels. N observers of one
 /// object deallocated one by one thus cost O(N) in all instead of O(N²), and the order in which
 /// registrations are notified never changes. Guarded by the registry's lock.
 struct IncomingSentinels {
-  /// In registration order, with tombstones where sentinels were removed from a long list.
-  private(set) var slots = InlineFirstArray<ObservedSentinel>()
+  /// In registration order, with tombstones (`nil`) where sentinels were removed from a long list.
+  /// A change's snapshot is a copy of it, which shares its storage.
+  private(set) var slots = InlineFirstArray<ObservedSentinel?>()
   /// Kept only for a long list, out of line, so that a registry with a short list (nearly all of
   /// them) pays one word for it. A reference: copies of the list share it, so only the registry's
   /// own copy is ever mutated (the copy its `deinit` moves out is only read).
@@ -45,12 +46,12 @@ struct IncomingSentinels {
   /// Removes `sentinel` and returns it, or returns `nil` when the list does not hold it.
   mutating func remove(_ sentinel: ObservedSentinel) -> ObservedSentinel? {
     guard let index else {
-      return slots.removeFirst(where: { $0 === sentinel })
+      return slots.removeFirst(where: { $0 === sentinel }) ?? nil
     }
     guard let position = index.positions.removeValue(forKey: ObjectIdentifier(sentinel)) else {
       return nil
     }
-    let removed = slots.replace(at: position, with: RemovedSentinel.tombstone)
+    let removed = slots.replace(at: position, with: nil)
     index.tombstones += 1
     if index.positions.isEmpty {
       self = IncomingSentinels()
@@ -63,12 +64,12 @@ struct IncomingSentinels {
   /// Calls `body` on each live sentinel, in registration order.
   func forEachSentinel(_ body: (ObservedSentinel) throws -> Void) rethrows {
     try slots.forEachElement { sentinel in
-      if sentinel !== RemovedSentinel.tombstone { try body(sentinel) }
+      if let sentinel { try body(sentinel) }
     }
   }
 
   private mutating func compact() {
-    slots = slots.keeping { $0 !== RemovedSentinel.tombstone }
+    slots = slots.keeping { $0 != nil }
     if slots.count >= Self.indexingThreshold / 2 {
       rebuildIndex()
     } else {
@@ -82,38 +83,10 @@ struct IncomingSentinels {
     var positions = [ObjectIdentifier: Int](minimumCapacity: slots.count)
     var position = 0
     slots.forEachElement { sentinel in
-      assert(sentinel !== RemovedSentinel.tombstone, "indexing a list that holds tombstones")
+      guard let sentinel else { preconditionFailure("indexing a list that holds tombstones") }
       positions[ObjectIdentifier(sentinel)] = position
       position += 1
     }
     index = PositionIndex(positions: positions)
   }
-}
-
-/// What fills the slot of a sentinel removed from a long ``IncomingSentinels`` list until the list
-/// is compacted: one shared object, triggered by no key path, belonging to no live registration.
-final class RemovedSentinel: ObservedSentinel, @unchecked Sendable {  // immutable
-  /// The registry the tombstone claims to belong to; never holds it, never deallocated.
-  private static let registry = ObservationRegistry()
-
-  static let tombstone = RemovedSentinel()
-
-  private init() {
-    super.init(
-      registry: Self.registry,
-      observation: .refused(),
-      primaryKeyPath: \RemovedSentinel.self,
-      extraTriggers: []
-    )
-  }
-
-  override func willChange(of object: AnyObject, _ change: ChangeDescriptor) -> Any? {
-    nil
-  }
-
-  override func didChange(of object: AnyObject, _ change: ChangeDescriptor, token: Any?) {}
-
-  override func observedObjectIsDeallocating() {}
-
-  override var needsNoticeBeforeSet: Bool { false }
 }

@@ -48,8 +48,9 @@ struct SetterValues {
 @usableFromInline
 struct AutomaticChangeSnapshot {
   let property: ObservedProperty
-  /// In registration order, tombstones included (they ignore every change).
-  let sentinels: InlineFirstArray<ObservedSentinel>
+  /// In registration order, with the tombstones (`nil`) of the property's list: a copy of it that
+  /// shares its storage, so that taking it allocates nothing.
+  let sentinels: InlineFirstArray<ObservedSentinel?>
   /// Whether any of them must be told before the change: otherwise
   /// ``ObservationRegistry/willPerformAutomaticChange(of:_:)`` returns at once.
   let needsNoticeBeforeChange: Bool
@@ -92,7 +93,7 @@ extension ObservationRegistry {
     guard snapshot.needsNoticeBeforeChange else { return nil }
     var tokens: [Any?]?
     snapshot.sentinels.forEachElementAndPosition { sentinel, position in
-      if let token = sentinel.willSet(of: object, snapshot.property) {
+      if let sentinel, let token = sentinel.willSet(of: object, snapshot.property) {
         if tokens == nil { tokens = Array(repeating: nil, count: snapshot.sentinels.count) }
         tokens![position] = token
       }
@@ -112,11 +113,11 @@ extension ObservationRegistry {
     let property = snapshot.property
     guard let tokens else {
       return snapshot.sentinels.forEachElement { sentinel in
-        sentinel.didSet(of: object, property, token: nil, values: values)
+        sentinel?.didSet(of: object, property, token: nil, values: values)
       }
     }
     snapshot.sentinels.forEachElementAndPosition { sentinel, position in
-      sentinel.didSet(of: object, property, token: tokens[position], values: values)
+      sentinel?.didSet(of: object, property, token: tokens[position], values: values)
     }
   }
 

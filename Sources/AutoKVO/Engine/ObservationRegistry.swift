@@ -166,8 +166,11 @@ public final class ObservationRegistry: @unchecked Sendable {  // `state` is gua
   /// order. (An automatic set takes its property's own list instead.)
   func sentinels(triggeredBy keyPath: AnyKeyPath) -> InlineFirstArray<ObservedSentinel> {
     withState { state in
-      // A tombstone is triggered by no key path, so it never enters a snapshot.
-      state.incoming.slots.keeping { $0.isTriggered(by: keyPath) }
+      var triggered = InlineFirstArray<ObservedSentinel>()
+      state.incoming.forEachSentinel { sentinel in
+        if sentinel.isTriggered(by: keyPath) { triggered.append(sentinel) }
+      }
+      return triggered
     }
   }
 
