@@ -21,8 +21,9 @@ class ObservedSentinel: @unchecked Sendable {
 
   /// The key path the registration's own changes are posted under: the registered key path, or,
   /// for an inherited `@Observed` property named through a subclass, the key path of its
-  /// declaration (`Dependencies.postedKeyPath(of:on:)`).
-  let primaryKeyPath: AnyKeyPath
+  /// declaration (`Dependencies.postedKeyPath(of:on:)`). `nil` for a sentinel that no change the
+  /// engine posts concerns: one whose notifications come from Foundation's KVO.
+  let primaryKeyPath: AnyKeyPath?
 
   /// Further key paths of the observed object whose changes concern this registration, found by
   /// dependency discovery. Guarded by the owning registry's lock. Usually empty (no allocation).
@@ -31,7 +32,7 @@ class ObservedSentinel: @unchecked Sendable {
   init(
     registry: ObservationRegistry,
     observation: KeyValueObservation,
-    primaryKeyPath: AnyKeyPath,
+    primaryKeyPath: AnyKeyPath?,
     extraTriggers: [AnyKeyPath]
   ) {
     self.registry = registry.reference

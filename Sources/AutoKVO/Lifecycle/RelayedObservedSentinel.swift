@@ -19,18 +19,9 @@ class RelayedObservedSentinel<Payload>: ObservedSentinel, @unchecked Sendable {
     preconditionFailure("RelayedObservedSentinel.whileRegistering must be overridden")
   }
 
-  /// A key path no AutoKVO change is ever posted for: the sentinel's only trigger, so that the
-  /// engine's own changes never reach it.
-  static var untriggerable: AnyKeyPath { \Untriggerable.never }
-
   override func willChange(of object: AnyObject, _ change: ChangeDescriptor) -> Any? { nil }
 
   override func didChange(of object: AnyObject, _ change: ChangeDescriptor, token: Any?) {}
-}
-
-/// The root of ``RelayedObservedSentinel/untriggerable``; never instantiated.
-private struct Untriggerable {
-  var never: Never
 }
 
 /// The typed relayed sentinel: holds the observer and the observed object weakly, runs the
@@ -73,7 +64,7 @@ final class TypedRelayedObservedSentinel<Observer: AnyObject, Object: AnyObject,
     super.init(
       registry: registry,
       observation: observation,
-      primaryKeyPath: Self.untriggerable,
+      primaryKeyPath: nil,
       extraTriggers: []
     )
   }
