@@ -32,7 +32,7 @@ private final class Notifier: @unchecked Sendable {
     handler: @escaping (Watcher, String) -> Void = { watcher, payload in watcher.record(payload) }
   ) -> (KeyValueObservation, UInt) {
     let context = registrations.makeContext()
-    let relay = TypedRelayedObservedSentinel.register(
+    let relay = RelayedObservedSentinel.register(
       observer: watcher,
       observerRegistry: watcher.observationRegistry,
       object: object,
@@ -147,7 +147,7 @@ struct RelayedRegistrationTests {
     let watcher = Watcher()
     let handle = Box<KeyValueObservation>()
     let context = notifier.registrations.makeContext()
-    let relay = TypedRelayedObservedSentinel<Watcher, ForeignObject, String>.register(
+    let relay = RelayedObservedSentinel<String>.register(
       observer: watcher,
       observerRegistry: watcher.observationRegistry,
       object: object,
@@ -193,7 +193,7 @@ struct RelayedRegistrationTests {
     let person = Person()
     let watcher = Watcher()
     let context = notifier.registrations.makeContext()
-    let relay = TypedRelayedObservedSentinel<Watcher, Person, String>.register(
+    let relay = RelayedObservedSentinel<String>.register(
       observer: watcher,
       observerRegistry: watcher.observationRegistry,
       object: person,
@@ -290,7 +290,7 @@ private actor RelayTally: KeyValueObservable {
     duringRegistration: (RelayedObservedSentinel<String>, UInt) -> Void = { _, _ in }
   ) -> UInt {
     let context = notifier.registrations.makeContext()
-    let relay = TypedRelayedObservedSentinel.register(
+    let relay = RelayedObservedSentinel.register(
       observer: self,
       observerRegistry: observationRegistry,
       object: object,

@@ -64,7 +64,7 @@
       // The association key is the unregistration's address: unique among the object's
       // associations while the association holds it, which is whenever the key is used.
       let associationKey = UnsafeRawPointer(Unmanaged.passUnretained(unregistration).toOpaque())
-      let relay = TypedRelayedObservedSentinel.register(
+      let relay = RelayedObservedSentinel.register(
         observer: observer,
         observerRegistry: observerRegistry,
         object: object,

@@ -3,64 +3,33 @@
 /// observer while the registration is active.
 ///
 /// A notifier finds the sentinel (through a ``RegistrationContextTable``) and calls
-/// ``relay(_:)``. The sentinel never reacts to `@Observed` sets: it has no triggering key paths.
-// @unchecked Sendable: immutable, as ObservedSentinel; the lifecycle lives in `observation`.
-class RelayedObservedSentinel<Payload>: ObservedSentinel, @unchecked Sendable {
-  /// Delivers one notification to the observer, unless the registration has ended or either side
-  /// has begun deallocating.
-  func relay(_ payload: Payload) {
-    preconditionFailure("RelayedObservedSentinel.relay must be overridden")
-  }
-
-  /// Runs `body`, the call that registers this sentinel with its notifier, as the registration
-  /// it is (see `HandlerDelivery.whileRegistering(_:)`): a notification relayed on this thread
-  /// meanwhile is the registration-time (`.initial`) call.
-  func whileRegistering<Result>(_ body: () -> Result) -> Result {
-    preconditionFailure("RelayedObservedSentinel.whileRegistering must be overridden")
-  }
-
-  override func willChange(of object: AnyObject, _ change: ChangeDescriptor) -> Any? { nil }
-
-  override func didChange(of object: AnyObject, _ change: ChangeDescriptor, token: Any?) {}
-}
-
-/// The typed relayed sentinel: holds the observer and the observed object weakly, runs the
-/// handler where its `HandlerDelivery` says, and hands the observed object to
-/// `detachFromLiveObject` when it is released while that object is alive.
+/// ``relay(_:)``. The sentinel never reacts to `@Observed` sets: it has no primary key path.
 ///
-/// The sentinel is released when its registration ends, or with the observed object's registry.
-/// `detachFromLiveObject` undoes what the registration attached to the observed object (on Apple
-/// platforms, the association whose release removes the Foundation registration). It runs only
-/// with a strong reference to the object, so it never touches an object that another thread is
-/// deallocating; in that case the object's own deallocation does the undoing, on its thread.
+/// What depends on the observer's and the object's types lives in two closures made by
+/// ``register(observer:observerRegistry:object:objectRegistry:delivery:handler:detachFromLiveObject:)``,
+/// so that the notifier sees one type per payload: `deliverNow` loads both sides from weak
+/// references (a weak load answers `nil` from the moment a deallocation begins, on any thread) and
+/// calls the handler; `detach` hands the object to `detachFromLiveObject` when the sentinel is
+/// released while the object is alive. Neither closure captures the sentinel.
 // @unchecked Sendable: immutable; the handler runs where `delivery` says.
-final class TypedRelayedObservedSentinel<Observer: AnyObject, Object: AnyObject, Payload>:
-  RelayedObservedSentinel<Payload>, @unchecked Sendable
-{
-  /// Weak: a weak load answers `nil` from the moment the observer's deallocation begins, on any
-  /// thread, so nothing is delivered to a deallocating observer.
-  private weak var observer: Observer?
-  /// Weak for the same reason, and so that ``deinit`` can tell whether the object is still alive.
-  private weak var object: Object?
+final class RelayedObservedSentinel<Payload>: ObservedSentinel, @unchecked Sendable {
   /// Where the handler runs (see `HandlerDelivery`).
   private let delivery: HandlerDelivery
-  private let handler: (Observer, Object, Payload) -> Void
-  private let detachFromLiveObject: (Object) -> Void
+  /// Calls the handler with the payload if the registration is active and both sides are alive.
+  private let deliverNow: (Payload) -> Void
+  /// Undoes what the registration attached to the observed object, if it is still alive.
+  private let detach: () -> Void
 
   private init(
     registry: ObservationRegistry,
     observation: KeyValueObservation,
-    observer: Observer,
-    object: Object,
     delivery: HandlerDelivery,
-    handler: @escaping (Observer, Object, Payload) -> Void,
-    detachFromLiveObject: @escaping (Object) -> Void
+    deliverNow: @escaping (Payload) -> Void,
+    detach: @escaping () -> Void
   ) {
-    self.observer = observer
-    self.object = object
     self.delivery = delivery
-    self.handler = handler
-    self.detachFromLiveObject = detachFromLiveObject
+    self.deliverNow = deliverNow
+    self.detach = detach
     super.init(
       registry: registry,
       observation: observation,
@@ -70,33 +39,28 @@ final class TypedRelayedObservedSentinel<Observer: AnyObject, Object: AnyObject,
   }
 
   deinit {
-    // The strong load succeeds only if the object has not begun deallocating, and then it cannot
-    // begin until this reference is dropped, so `detachFromLiveObject` works on a live object.
-    // It fails once the object's deallocation has begun on any thread; that deallocation then
-    // releases what the registration attached to it, on the deallocating thread. The sentinel is
-    // always released outside every AutoKVO lock (see KeyValueObservation.end).
-    if let object {
-      detachFromLiveObject(object)
-    }
+    // Released always outside every AutoKVO lock (see KeyValueObservation.end).
+    detach()
   }
 
-  override func whileRegistering<Result>(_ body: () -> Result) -> Result {
-    delivery.whileRegistering(body)
-  }
+  override func willChange(of object: AnyObject, _ change: ChangeDescriptor) -> Any? { nil }
 
-  override func relay(_ payload: Payload) {
+  override func didChange(of object: AnyObject, _ change: ChangeDescriptor, token: Any?) {}
+
+  /// Delivers one notification to the observer, unless the registration has ended or either side
+  /// has begun deallocating.
+  func relay(_ payload: Payload) {
     guard case .synchronous = delivery else {
-      return delivery.run { self.deliverNow(payload) }
+      return delivery.run { [deliverNow] in deliverNow(payload) }
     }
     deliverNow(payload)
   }
 
-  private func deliverNow(_ payload: Payload) {
-    // Checked per call, and where the handler runs: nothing may be delivered after cancel()
-    // returned there, and a weak load keeps both sides alive for the duration of the handler
-    // once it succeeds.
-    guard observation.isActive, let observer, let object else { return }
-    handler(observer, object, payload)
+  /// Runs `body`, the call that registers this sentinel with its notifier, as the registration
+  /// it is (see `HandlerDelivery.whileRegistering(_:)`): a notification relayed on this thread
+  /// meanwhile is the registration-time (`.initial`) call.
+  func whileRegistering<Result>(_ body: () -> Result) -> Result {
+    delivery.whileRegistering(body)
   }
 
   /// Registers `observer` for the notifications a notifier will relay about `object`, and
@@ -104,8 +68,12 @@ final class TypedRelayedObservedSentinel<Observer: AnyObject, Object: AnyObject,
   ///
   /// `objectRegistry` takes ownership of the returned sentinel and `observerRegistry` of the
   /// observer-side one; the registration ends, exactly once, when either registry is released
-  /// or the handle is cancelled. Neither side is retained.
-  static func register(
+  /// or the handle is cancelled. Neither side is retained. `detachFromLiveObject` undoes what the
+  /// registration attached to the observed object (on Apple platforms, the association whose
+  /// release removes the Foundation registration); it runs only with a strong reference to the
+  /// object, so it never touches an object that another thread is deallocating, whose own
+  /// deallocation then does the undoing, on its thread.
+  static func register<Observer: AnyObject, Object: AnyObject>(
     observer: Observer,
     observerRegistry: ObservationRegistry,
     object: Object,
@@ -113,16 +81,23 @@ final class TypedRelayedObservedSentinel<Observer: AnyObject, Object: AnyObject,
     delivery: HandlerDelivery,
     handler: @escaping (Observer, Object, Payload) -> Void,
     detachFromLiveObject: @escaping (Object) -> Void
-  ) -> TypedRelayedObservedSentinel {
+  ) -> RelayedObservedSentinel {
     let observation = KeyValueObservation()
-    let observedSentinel = TypedRelayedObservedSentinel(
+    let observedSentinel = RelayedObservedSentinel(
       registry: objectRegistry,
       observation: observation,
-      observer: observer,
-      object: object,
       delivery: delivery,
-      handler: handler,
-      detachFromLiveObject: detachFromLiveObject
+      deliverNow: { [weak observer, weak object] payload in
+        // Checked per call, and where the handler runs: nothing may be delivered after cancel()
+        // returned there, and the weak loads keep both sides alive for the handler's duration.
+        guard observation.isActive, let observer, let object else { return }
+        handler(observer, object, payload)
+      },
+      detach: { [weak object] in
+        // The strong load succeeds only if the object has not begun deallocating, and then it
+        // cannot begin until this reference is dropped.
+        if let object { detachFromLiveObject(object) }
+      }
     )
     let observerSentinel = ObserverSentinel(registry: observerRegistry, observation: observation)
     // As in autoObserve: both sides are alive for the whole call, and the handle links both
