@@ -79,7 +79,7 @@ extension ObservationRegistry {
   }
 
   /// Tells the registrations of `snapshot` that the property is about to change, and returns what
-  /// each answered, by position, for ``didPerformAutomaticChange(of:_:tokens:oldValue:newValue:)``:
+  /// each answered, by position, for ``didPerformAutomaticChange(of:_:tokens:values:)``:
   /// `nil` while all answered `nil`, as every registration on exactly the property does unless it
   /// sends prior calls. A registration made by a handler from now on is not notified of this
   /// change: the snapshot is taken.
@@ -151,7 +151,7 @@ extension ObservationRegistry {
   }
 
   /// Starts a manual change: reads old values and sends prior calls now, and keeps them for the
-  /// matching ``didChangeValue(of:keyPath:completeDescriptor:)`` on the same thread.
+  /// matching ``didChangeValue(of:keyPath:calledKeyPath:completeDescriptor:)`` on the same thread.
   func willChangeValue(of object: AnyObject, _ descriptor: ChangeDescriptor) {
     let notifications = willChange(of: object, descriptor)
     let pending = PendingChange(
