@@ -19,7 +19,7 @@
   // `@objc` key path is observed with Foundation's KVO, any other with AutoKVO's engine.
 
   // The public typed forms need the `#isolation` macro of a Swift 6 SDK; an older SDK compiles
-  // the same signatures from Internal/PreSwift6SDK.swift instead.
+  // the same signatures from NSObject+PreSwift6SDK.swift instead.
   #if canImport(Synchronization)
     extension KeyValueObserver {
       /// Observes an `@objc` property of an `NSObject` with Foundation's KVO until this observer

@@ -43,7 +43,7 @@ public protocol KeyValueObserving: KeyValueObservable {
 }
 
 extension KeyValueObserving {
-  // `#isolation` needs a Swift 6 SDK; see Internal/PreSwift6SDK.swift for the other case.
+  // `#isolation` needs a Swift 6 SDK; see KeyValueObserving+PreSwift6SDK.swift for the other case.
   #if !canImport(ObjectiveC) || canImport(Synchronization)
     /// Observes `keyPath` of `object`, delivering to
     /// ``observeValue(forKeyPath:of:change:context:)``, until this observer or `object` is

@@ -1,7 +1,7 @@
 import Dispatch
 
 extension KeyValueObservable {
-  // `#isolation` needs a Swift 6 SDK; see Internal/PreSwift6SDK.swift for the other case.
+  // `#isolation` needs a Swift 6 SDK; see KeyValueObservable+PreSwift6SDK.swift for the other case.
   #if !canImport(ObjectiveC) || canImport(Synchronization)
     /// Observes `keyPath` of `object` until this observer or `object` is deallocated, whichever
     /// goes first, with no teardown code.

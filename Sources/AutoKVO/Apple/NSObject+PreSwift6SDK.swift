@@ -8,37 +8,11 @@
 // arrived with the same SDKs, tells the two apart.
 //
 // No user build compiles this file's contents. Keep each signature identical to its documented
-// twin (KeyValueObservable+Observing.swift, Classic/KeyValueObserving.swift and
-// Apple/NSObject+AutoObserve.swift).
+// twin (NSObject+AutoObserve.swift).
 #if canImport(ObjectiveC) && !canImport(Synchronization)
   import Foundation
 
   extension KeyValueObservable {
-    /// The same registration as its documented twin, for an SDK without `#isolation`.
-    @discardableResult
-    public func autoObserve<Object: KeyValueObservable, Value>(
-      _ object: Object,
-      keyPath: KeyPath<Object, Value>,
-      options: ObservationOptions = [.old, .new],
-      isolation: isolated (any Actor)? = nil,
-      changeHandler: @escaping (Self, Object, KeyValueChange<Value>) -> Void
-    ) -> KeyValueObservation {
-      register(object, keyPath, options, .resolve(isolation: isolation), changeHandler)
-    }
-
-    /// The same registration as its documented twin, for an SDK without `#isolation`.
-    @discardableResult
-    public func autoObserve<Objects: Sequence, Value>(
-      _ objects: Objects,
-      keyPath: KeyPath<Objects.Element, Value>,
-      options: ObservationOptions = [.old, .new],
-      isolation: isolated (any Actor)? = nil,
-      changeHandler: @escaping (Self, Objects.Element, KeyValueChange<Value>) -> Void
-    ) -> [KeyValueObservation] where Objects.Element: KeyValueObservable {
-      let delivery = HandlerDelivery.resolve(isolation: isolation)
-      return objects.map { register($0, keyPath, options, delivery, changeHandler) }
-    }
-
     /// The same registration as its documented twin, for an SDK without `#isolation`.
     @discardableResult
     public func autoObserve<Object: NSObject & KeyValueObservable, Value>(
@@ -50,20 +24,6 @@
     ) -> KeyValueObservation {
       observeChoosingEngineWithOwnRegistry(
         object, keyPath, options, .resolve(isolation: isolation), changeHandler)
-    }
-  }
-
-  extension KeyValueObserving {
-    /// The same registration as its documented twin, for an SDK without `#isolation`.
-    @discardableResult
-    public func autoObserve<Object: KeyValueObservable, Value>(
-      _ object: Object,
-      keyPath: KeyPath<Object, Value>,
-      options: ObservationOptions = [.old, .new],
-      context: UnsafeMutableRawPointer? = nil,
-      isolation: isolated (any Actor)? = nil
-    ) -> KeyValueObservation {
-      registerClassic(object, keyPath, options, context, .resolve(isolation: isolation))
     }
   }
 

@@ -1,0 +1,28 @@
+// The typed `autoObserve` forms capture the caller's actor with a defaulted
+// `isolation: isolated (any Actor)? = #isolation` parameter. The `#isolation` macro comes with
+// the standard library of a Swift 6 SDK (Xcode 16 and later, which this package's
+// swift-tools-version requires anyway). An older Apple SDK cannot expand it, but the public SDK
+// snapshots that `../shared/darwin/typecheck` compiles the library against are such SDKs; for
+// them alone, this file declares the same forms with the same signatures, defaulting to no actor,
+// so that everything else is still type-checked. `canImport(Synchronization)`, a module that
+// arrived with the same SDKs, tells the two apart.
+//
+// No user build compiles this file's contents. Keep each signature identical to its documented
+// twin (KeyValueObserving.swift).
+#if canImport(ObjectiveC) && !canImport(Synchronization)
+  import Foundation
+
+  extension KeyValueObserving {
+    /// The same registration as its documented twin, for an SDK without `#isolation`.
+    @discardableResult
+    public func autoObserve<Object: KeyValueObservable, Value>(
+      _ object: Object,
+      keyPath: KeyPath<Object, Value>,
+      options: ObservationOptions = [.old, .new],
+      context: UnsafeMutableRawPointer? = nil,
+      isolation: isolated (any Actor)? = nil
+    ) -> KeyValueObservation {
+      registerClassic(object, keyPath, options, context, .resolve(isolation: isolation))
+    }
+  }
+#endif
