@@ -65,7 +65,7 @@ struct KeyPathChainTests {
   }
 
   @Test("When the observed root dies, every internal registration on intermediates is removed")
-  func rootDeathRemovesRelays() {
+  func rootDeathRemovesChainLinks() {
     let dog = Dog("Rex")
     let toy = Toy("red")
     dog.toy = toy
@@ -81,7 +81,7 @@ struct KeyPathChainTests {
   }
 
   @Test("When the observer dies or cancels, the internal registrations are removed too")
-  func observerDeathRemovesRelays() {
+  func observerDeathRemovesChainLinks() {
     let dog = Dog("Rex")
     let owner = Owner(dog: dog)
     var watcher: Watcher? = Watcher()

@@ -20,10 +20,10 @@ private final class ForeignObject: @unchecked Sendable {
   }
 }
 
-/// Stands for Foundation and the shared router: finds a registration by its context and relays.
+/// Stands for Foundation and the shared router: finds a registration by its context and delivers to it.
 // @unchecked Sendable: immutable; the table has its own lock.
 private final class Notifier: @unchecked Sendable {
-  let registrations = RegistrationContextTable<RelayedObservedSentinel<String>>()
+  let registrations = RegistrationContextTable<FoundationSentinel<String>>()
   /// How many times a sentinel detached from a live object.
   let detachments = Counter()
 
@@ -32,7 +32,7 @@ private final class Notifier: @unchecked Sendable {
     handler: @escaping (Watcher, String) -> Void = { watcher, payload in watcher.record(payload) }
   ) -> (KeyValueObservation, UInt) {
     let context = registrations.makeContext()
-    let relay = RelayedObservedSentinel.register(
+    let sentinel = FoundationSentinel.register(
       observer: watcher,
       observerRegistry: watcher.observationRegistry,
       object: object,
@@ -41,19 +41,19 @@ private final class Notifier: @unchecked Sendable {
       handler: { watcher, _, payload in handler(watcher, payload) },
       detachFromLiveObject: { [detachments] _ in detachments.increment() }
     )
-    registrations.setEntry(relay, for: context)
-    return (relay.observation, context)
+    registrations.setEntry(sentinel, for: context)
+    return (sentinel.observation, context)
   }
 
   func notify(_ context: UInt, _ payload: String) {
-    registrations.entry(for: context)?.relay(payload)
+    registrations.entry(for: context)?.deliver(payload)
   }
 }
 
-@Suite("Relayed registrations: notifications from outside the engine, as on Apple platforms")
-struct RelayedRegistrationTests {
-  @Test("A relayed notification reaches the observer while the registration is active")
-  func relaysWhileActive() {
+@Suite("Foundation registrations: notifications from outside the engine, as on Apple platforms")
+struct FoundationRegistrationTests {
+  @Test("A notifier's notification reaches the observer while the registration is active")
+  func deliversWhileActive() {
     let notifier = Notifier()
     let object = ForeignObject()
     let watcher = Watcher()
@@ -68,7 +68,7 @@ struct RelayedRegistrationTests {
     #expect(watcher.observationRegistry.observingCount == 1)
   }
 
-  @Test("Observer deallocated first: nothing more is relayed and the live object is detached once")
+  @Test("Observer deallocated first: nothing more is delivered and the live object is detached once")
   func observerDeallocatedFirst() {
     let notifier = Notifier()
     let object = ForeignObject()
@@ -132,7 +132,7 @@ struct RelayedRegistrationTests {
     let inFlight = notifier.registrations.entry(for: context)
 
     observation.cancel()
-    inFlight?.relay("late")
+    inFlight?.deliver("late")
 
     #expect(watcher.log.isEmpty)
     #expect(notifier.detachments.value == 0, "the in-flight reference still holds the sentinel")
@@ -140,14 +140,14 @@ struct RelayedRegistrationTests {
     #expect(notifier.detachments.value == 1)
   }
 
-  @Test("Cancel inside a relayed notification: nothing is delivered after it")
+  @Test("Cancel inside a notifier's notification: nothing is delivered after it")
   func cancelInsideHandler() {
     let notifier = Notifier()
     let object = ForeignObject()
     let watcher = Watcher()
     let handle = Box<KeyValueObservation>()
     let context = notifier.registrations.makeContext()
-    let relay = RelayedObservedSentinel<String>.register(
+    let sentinel = FoundationSentinel<String>.register(
       observer: watcher,
       observerRegistry: watcher.observationRegistry,
       object: object,
@@ -159,9 +159,9 @@ struct RelayedRegistrationTests {
       },
       detachFromLiveObject: { _ in }
     )
-    notifier.registrations.setEntry(relay, for: context)
-    handle.value = relay.observation
-    _ = consume relay
+    notifier.registrations.setEntry(sentinel, for: context)
+    handle.value = sentinel.observation
+    _ = consume sentinel
 
     notifier.notify(context, "first")
     notifier.notify(context, "second")
@@ -187,13 +187,13 @@ struct RelayedRegistrationTests {
     }
   }
 
-  @Test("An @Observed set of the observed object never triggers a relayed registration")
+  @Test("An @Observed set of the observed object never triggers a Foundation registration")
   func observedSetsDoNotTrigger() {
     let notifier = Notifier()
     let person = Person()
     let watcher = Watcher()
     let context = notifier.registrations.makeContext()
-    let relay = RelayedObservedSentinel<String>.register(
+    let sentinel = FoundationSentinel<String>.register(
       observer: watcher,
       observerRegistry: watcher.observationRegistry,
       object: person,
@@ -202,8 +202,8 @@ struct RelayedRegistrationTests {
       handler: { watcher, _, payload in watcher.record(payload) },
       detachFromLiveObject: { _ in }
     )
-    notifier.registrations.setEntry(relay, for: context)
-    _ = consume relay
+    notifier.registrations.setEntry(sentinel, for: context)
+    _ = consume sentinel
 
     person.name = "Bob"
 
@@ -212,10 +212,10 @@ struct RelayedRegistrationTests {
   }
 
   @Test(
-    "A relayed notification made off the delivery queue runs there, in order, and nothing after cancel() on that queue"
+    "A notifier's notification made off the delivery queue runs there, in order, and nothing after cancel() on that queue"
   )
-  func relaysThroughDeliveryQueue() async {
-    let queue = DispatchQueue(label: "autokvo.tests.relayed-delivery")
+  func deliversThroughDeliveryQueue() async {
+    let queue = DispatchQueue(label: "autokvo.tests.foundation-delivery")
     let probe = DispatchSpecificKey<Void>()
     queue.setSpecific(key: probe, value: ())
     let notifier = Notifier()
@@ -236,11 +236,11 @@ struct RelayedRegistrationTests {
     #expect(object.registry.observerCount == 0)
   }
 
-  @Test("A relayed notification for a registration made on an actor runs isolated to that actor")
-  func relaysToActor() async {
+  @Test("A notifier's notification for a registration made on an actor runs isolated to that actor")
+  func deliversToActor() async {
     let notifier = Notifier()
     let object = ForeignObject()
-    let tally = RelayTally()
+    let tally = NotifierTally()
     let context = await tally.watch(notifier: notifier, object: object)
     Thread.detachNewThread { notifier.notify(context, "from another thread") }
     #expect(await eventually { await !tally.received.isEmpty })
@@ -248,37 +248,37 @@ struct RelayedRegistrationTests {
   }
 }
 
-extension RelayedRegistrationTests {
+extension FoundationRegistrationTests {
   @Test(
-    "The registration-time call relayed inside a registration made on an actor runs synchronously, before the registration returns; later ones hop to the actor"
+    "The registration-time call made inside a registration made on an actor runs synchronously, before the registration returns; later ones hop to the actor"
   )
   func initialCallOnActorIsSynchronous() async {
     let notifier = Notifier()
     let object = ForeignObject()
-    let tally = RelayTally()
+    let tally = NotifierTally()
     let (context, receivedOnReturn) = await tally.watch(
       notifier: notifier, object: object, initialPayload: "initial")
     #expect(receivedOnReturn == ["initial"])
-    // Relayed on this thread, but not inside the registration: through the actor's mailbox.
+    // Delivered on this thread, but not inside the registration: through the actor's mailbox.
     notifier.notify(context, "later")
     #expect(await eventually { await tally.received.count == 2 })
     #expect(await tally.received == ["initial", "later"])
   }
 }
 
-/// An actor whose relayed handler checks that it runs isolated to it.
-private actor RelayTally: KeyValueObservable {
+/// An actor whose handler checks that it runs isolated to it.
+private actor NotifierTally: KeyValueObservable {
   let observationRegistry = ObservationRegistry()
   private(set) var received: [String] = []
 
-  /// Registers as `watch` does, relaying `initialPayload` from inside the registration, as
+  /// Registers as `watch` does, delivering `initialPayload` from inside the registration, as
   /// Foundation makes its `.initial` call inside `addObserver`; returns the context and what had
   /// been received when the registration returned.
   func watch(
     notifier: Notifier, object: ForeignObject, initialPayload: String
   ) -> (context: UInt, receivedOnReturn: [String]) {
-    let context = watch(notifier: notifier, object: object) { relay, context in
-      relay.whileRegistering { notifier.notify(context, initialPayload) }
+    let context = watch(notifier: notifier, object: object) { sentinel, context in
+      sentinel.whileRegistering { notifier.notify(context, initialPayload) }
     }
     return (context, received)
   }
@@ -287,10 +287,10 @@ private actor RelayTally: KeyValueObservable {
   /// at the point where Foundation's `addObserver` would.
   func watch(
     notifier: Notifier, object: ForeignObject,
-    duringRegistration: (RelayedObservedSentinel<String>, UInt) -> Void = { _, _ in }
+    duringRegistration: (FoundationSentinel<String>, UInt) -> Void = { _, _ in }
   ) -> UInt {
     let context = notifier.registrations.makeContext()
-    let relay = RelayedObservedSentinel.register(
+    let sentinel = FoundationSentinel.register(
       observer: self,
       observerRegistry: observationRegistry,
       object: object,
@@ -301,8 +301,8 @@ private actor RelayTally: KeyValueObservable {
       },
       detachFromLiveObject: { _ in }
     )
-    notifier.registrations.setEntry(relay, for: context)
-    duringRegistration(relay, context)
+    notifier.registrations.setEntry(sentinel, for: context)
+    duringRegistration(sentinel, context)
     return context
   }
 }

@@ -6,16 +6,16 @@
   ///
   /// Notification never messages a deallocated or deallocating observer, and removing a
   /// registration never raises an exception: each registration is found by its context, in a
-  /// ``RegistrationContextTable``, and delivered through its relayed sentinel, which checks that
+  /// ``RegistrationContextTable``, and delivered through its `FoundationSentinel`, which checks that
   /// the registration is active and the observer alive. A notification whose context has left
   /// the table is dropped.
   // @unchecked Sendable: immutable; `registrations` is guarded by its own lock.
   final class FoundationObservationRouter: NSObject, @unchecked Sendable {
-    typealias Relay = RelayedObservedSentinel<[NSKeyValueChangeKey: Any]>
+    typealias Sentinel = FoundationSentinel<[NSKeyValueChangeKey: Any]>
 
     static let shared = FoundationObservationRouter()
 
-    let registrations = RegistrationContextTable<Relay>()
+    let registrations = RegistrationContextTable<Sentinel>()
 
     override private init() {
       super.init()
@@ -29,10 +29,10 @@
     ) {
       // Every registration this router makes carries a context from `registrations`; nothing
       // else registers it, so an unknown context is a registration being torn down: drop it.
-      guard let context, let relay = registrations.entry(for: UInt(bitPattern: context)) else {
+      guard let context, let sentinel = registrations.entry(for: UInt(bitPattern: context)) else {
         return
       }
-      relay.relay(change ?? [:])
+      sentinel.deliver(change ?? [:])
     }
 
     /// Registers `observer` for changes of the one-key `keyPath` of `object` with Foundation's
@@ -64,7 +64,7 @@
       // The association key is the unregistration's address: unique among the object's
       // associations while the association holds it, which is whenever the key is used.
       let associationKey = UnsafeRawPointer(Unmanaged.passUnretained(unregistration).toOpaque())
-      let relay = RelayedObservedSentinel.register(
+      let sentinel = FoundationSentinel.register(
         observer: observer,
         observerRegistry: observerRegistry,
         object: object,
@@ -77,19 +77,19 @@
             object, associationKey, nil, .OBJC_ASSOCIATION_RETAIN_NONATOMIC)
         }
       )
-      registrations.setEntry(relay, for: context)
+      registrations.setEntry(sentinel, for: context)
       objc_setAssociatedObject(
         object, associationKey, unregistration, .OBJC_ASSOCIATION_RETAIN_NONATOMIC)
       // Kept alive across addObserver: if the `.initial` call cancels the registration, the
-      // relay is released, and the registration removed, only after it was added. Foundation
+      // sentinel is released, and the registration removed, only after it was added. Foundation
       // makes the `.initial` call inside addObserver, on this thread: `whileRegistering` lets a
       // handler registered from an actor receive it synchronously, before this returns.
-      withExtendedLifetime(relay) {
-        relay.whileRegistering {
+      withExtendedLifetime(sentinel) {
+        sentinel.whileRegistering {
           object.addObserver(self, forKeyPath: keyPath, options: options, context: contextPointer)
         }
       }
-      return relay.observation
+      return sentinel.observation
     }
   }
 

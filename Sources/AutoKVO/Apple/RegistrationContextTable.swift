@@ -1,4 +1,4 @@
-/// The live relayed registrations, keyed by context numbers that are never reused, through which
+/// The live Foundation registrations, keyed by context numbers that are never reused, through which
 /// one shared observer finds the registration a notification belongs to.
 ///
 /// On Apple platforms every Foundation registration AutoKVO makes has the same observer and a

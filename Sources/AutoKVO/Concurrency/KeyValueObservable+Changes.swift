@@ -33,18 +33,18 @@ extension KeyValueObservable {
     // AsyncStream calls its build closure synchronously, before returning.
     let continuation = streamContinuation!
     let endOfStream = StreamFinisher(continuation)
-    let relay = StreamRelay(continuation)
+    let streamObserver = StreamObserver(continuation)
     // Synchronous: the stream is the hop, and it must see every change in order.
-    let observation = relay.register(self, keyPath, options, .synchronous) {
-      relay, _, change in
+    let observation = streamObserver.register(self, keyPath, options, .synchronous) {
+      streamObserver, _, change in
       // The handler owns `endOfStream`: the registration releases its handler when it ends, so
       // the observed object's deallocation finishes the stream.
       _ = endOfStream
-      relay.continuation.yield(change)
+      streamObserver.continuation.yield(change)
     }
     continuation.onTermination = { _ in
-      // The relay (the observer) lives as long as the stream needs it.
-      withExtendedLifetime(relay) { observation.cancel() }
+      // The observer lives as long as the stream needs it.
+      withExtendedLifetime(streamObserver) { observation.cancel() }
     }
     return KeyValueChanges(stream: stream, owner: EndsRegistration(observation))
   }
@@ -122,7 +122,7 @@ final class EndsRegistration: Sendable {
 
 /// The observer behind ``KeyValueObservable/changes(for:options:)``: yields each change into
 /// the stream.
-private final class StreamRelay<Value: Sendable>: KeyValueObservable, Sendable {
+private final class StreamObserver<Value: Sendable>: KeyValueObservable, Sendable {
   let observationRegistry = ObservationRegistry()
   let continuation: AsyncStream<KeyValueChange<Value>>.Continuation
 

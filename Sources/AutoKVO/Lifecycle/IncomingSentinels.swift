@@ -11,13 +11,14 @@
 struct IncomingSentinels {
   /// In registration order, with tombstones (`nil`) where sentinels were removed from a long list.
   /// A change's snapshot is a copy of it, which shares its storage.
-  private(set) var slots = InlineFirstArray<ObservedSentinel?>()
+  private(set) var slots = InlineFirstArray<(any ObservedSentinel)?>()
   /// Kept only for a long list, out of line, so that a registry with a short list (nearly all of
   /// them) pays one word for it. A reference: copies of the list share it, so only the registry's
   /// own copy is ever mutated (the copy its `deinit` moves out is only read).
   private var index: PositionIndex?
 
-  /// Where each live sentinel of a long list is, and how many tombstones the list holds.
+  /// Where each live sentinel of a long list is, by the identity of its registration, and how
+  /// many tombstones the list holds.
   private final class PositionIndex {
     var positions: [ObjectIdentifier: Int]
     var tombstones = 0
@@ -35,20 +36,21 @@ struct IncomingSentinels {
 
   var isEmpty: Bool { count == 0 }
 
-  mutating func append(_ sentinel: ObservedSentinel) {
-    index?.positions[ObjectIdentifier(sentinel)] = slots.count
+  mutating func append(_ sentinel: any ObservedSentinel) {
+    index?.positions[ObjectIdentifier(sentinel.observation)] = slots.count
     slots.append(sentinel)
     if index == nil && slots.count >= Self.indexingThreshold {
       rebuildIndex()
     }
   }
 
-  /// Removes `sentinel` and returns it, or returns `nil` when the list does not hold it.
-  mutating func remove(_ sentinel: ObservedSentinel) -> ObservedSentinel? {
+  /// Removes the sentinel of `observation` and returns it, or returns `nil` when the list does
+  /// not hold it.
+  mutating func remove(observedSideOf observation: KeyValueObservation) -> (any ObservedSentinel)? {
     guard let index else {
-      return slots.removeFirst(where: { $0 === sentinel }) ?? nil
+      return slots.removeFirst(where: { $0?.observation === observation }) ?? nil
     }
-    guard let position = index.positions.removeValue(forKey: ObjectIdentifier(sentinel)) else {
+    guard let position = index.positions.removeValue(forKey: ObjectIdentifier(observation)) else {
       return nil
     }
     let removed = slots.replace(at: position, with: nil)
@@ -61,8 +63,20 @@ struct IncomingSentinels {
     return removed
   }
 
+  /// The sentinel of `observation`, if the list holds it.
+  func sentinel(of observation: KeyValueObservation) -> (any ObservedSentinel)? {
+    if let index {
+      return index.positions[ObjectIdentifier(observation)].flatMap { slots.element(at: $0) }
+    }
+    var found: (any ObservedSentinel)?
+    forEachSentinel { sentinel in
+      if found == nil && sentinel.observation === observation { found = sentinel }
+    }
+    return found
+  }
+
   /// Calls `body` on each live sentinel, in registration order.
-  func forEachSentinel(_ body: (ObservedSentinel) throws -> Void) rethrows {
+  func forEachSentinel(_ body: (any ObservedSentinel) throws -> Void) rethrows {
     try slots.forEachElement { sentinel in
       if let sentinel { try body(sentinel) }
     }
@@ -84,7 +98,7 @@ struct IncomingSentinels {
     var position = 0
     slots.forEachElement { sentinel in
       guard let sentinel else { preconditionFailure("indexing a list that holds tombstones") }
-      positions[ObjectIdentifier(sentinel)] = position
+      positions[ObjectIdentifier(sentinel.observation)] = position
       position += 1
     }
     index = PositionIndex(positions: positions)

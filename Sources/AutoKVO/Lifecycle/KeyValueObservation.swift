@@ -41,17 +41,15 @@ public final class KeyValueObservation: @unchecked Sendable {  // mutable state 
     set { autokvo_atomic_store_release(lifecycleWord, newValue.word) }
   }
 
-  // The observed-side sentinel and the storage of the observer's registry, linked without
-  // ownership: the sentinel is owned by the observed object's registry, and the observer's
-  // registry holds this registration's `ObserverSentinel`, until this registration ends. Both are
-  // valid while `lifecycle` is active and are used only under `lock` while it is; a registry's
-  // deinit ends every registration it holds, under this lock, before it releases its sentinels
-  // and frees its storage. `unowned(unsafe)` sentinel: loading it retains it, but a release under
-  // `lock` is never its last one while the registration is active (its registry, or the deinit
-  // that moved it out and waits for `lock`, still holds it). The registries are reached through
-  // `RegistryReference`, which has no reference count: a registry released here could be the last
-  // reference and run its deinit under `lock` (see `RegistryStorage`).
-  private unowned(unsafe) var observedSentinel: ObservedSentinel?
+  // The registries of both sides, whose lists hold this registration's two sentinels: the
+  // observed object's registry owns its `ObservedSentinel`, the observer's registry holds its
+  // `ObserverSentinel`, and each finds its sentinel by this registration's identity. Reached
+  // without a reference count (`RegistryReference`): a registry released here could be the last
+  // reference and run its deinit under `lock` (see `RegistryStorage`). Both are valid while
+  // `lifecycle` is active and used only under `lock` while it is; a registry's deinit ends every
+  // registration it holds, under this lock, before it frees its storage. A chain link has no
+  // observer side: its owning registration ends it.
+  private var observedRegistry: RegistryReference?
   private var observerRegistry: RegistryReference?
 
   init() {
@@ -108,11 +106,13 @@ public final class KeyValueObservation: @unchecked Sendable {  // mutable state 
     }
   }
 
-  /// Links the registration's sentinels. Called once, before either is attached to a registry:
-  /// attaching takes the registry's lock, which publishes these stores to every other thread.
-  func attachUnpublished(observed: ObservedSentinel, observer: ObserverSentinel?) {
-    observedSentinel = observed
-    observerRegistry = observer?.registry
+  /// Records the registries that will hold the registration's sentinels. Called once, before
+  /// either sentinel is attached: attaching takes the registry's lock, which publishes these
+  /// stores to every other thread.
+  func attachUnpublished(observedRegistry: ObservationRegistry, observerRegistry: ObservationRegistry?)
+  {
+    self.observedRegistry = observedRegistry.reference
+    self.observerRegistry = observerRegistry?.reference
   }
 
   /// Runs `body` under this registration's lifecycle lock. `body` may take registry locks, but
@@ -126,9 +126,9 @@ public final class KeyValueObservation: @unchecked Sendable {  // mutable state 
   func isActive(observing registry: ObservationRegistry, keyPath: AnyKeyPath?) -> Bool {
     let reference = registry.reference
     return lock.withLock {
-      guard lifecycle.isActive, let observed = observedSentinel, observed.registry == reference
-      else { return false }
-      return keyPath.map { $0 == observed.primaryKeyPath } ?? true
+      guard lifecycle.isActive, observedRegistry == reference else { return false }
+      guard let keyPath else { return true }
+      return reference.primaryKeyPath(ofObservedSideOf: self) == keyPath
     }
   }
 
@@ -138,22 +138,23 @@ public final class KeyValueObservation: @unchecked Sendable {  // mutable state 
     // The detached sentinels are returned out of the critical section so that they (and the
     // handler closure they own, with whatever it captured) are released after the lock is
     // dropped: a captured object's deinit is user code and may re-enter AutoKVO.
-    _ = lock.withLock { () -> (ObservedSentinel?, ObserverSentinel?) in
+    _ = lock.withLock { () -> ((any ObservedSentinel)?, ObserverSentinel?) in
       let action = lifecycle.end(reason)
       guard action != .none else { return (nil, nil) }
-      guard let observed = observedSentinel else {
+      guard let observedRegistry else {
         preconditionFailure("registration ended (\(reason)) before its sentinels were attached")
       }
-      // A relay (an internal registration on an object inside a key-path chain) has no observer
-      // side: its owner ends it.
       let observerRegistry = observerRegistry
-      observedSentinel = nil
+      self.observedRegistry = nil
       self.observerRegistry = nil
       switch action {
       case .detachBothSides:
-        return (observed.registry.detach(observed), observerRegistry?.detachObserverSide(of: self))
+        return (
+          observedRegistry.detachObservedSide(of: self),
+          observerRegistry?.detachObserverSide(of: self)
+        )
       case .detachObservedSide:
-        return (observed.registry.detach(observed), nil)
+        return (observedRegistry.detachObservedSide(of: self), nil)
       case .detachObserverSide:
         return (nil, observerRegistry?.detachObserverSide(of: self))
       case .none:

@@ -126,7 +126,8 @@ public final class ObservationRegistry: @unchecked Sendable {  // `state` is gua
     return property
   }
 
-  func attach(_ sentinel: ObservedSentinel) {
+  /// Takes ownership of the observed-side sentinel of a registration on this registry's object.
+  func attach(_ sentinel: any ObservedSentinel) {
     withState { state in
       state.incoming.append(sentinel)
       state.properties.forEachElement { property in
@@ -136,17 +137,18 @@ public final class ObservationRegistry: @unchecked Sendable {  // `state` is gua
     }
   }
 
-  /// Replaces the triggers `sentinel` found by discovering its dependencies again, and moves it
-  /// into or out of the lists of the properties concerned.
-  func replaceExtraTriggers(of sentinel: ObservedSentinel, with triggers: [AnyKeyPath]) {
+  /// Runs `update`, which changes what ``ObservedSentinel/isTriggered(by:)`` answers for
+  /// `sentinel`, under this registry's lock, and moves the sentinel into or out of the lists of
+  /// the properties concerned.
+  func updateTriggers(of sentinel: some ObservedSentinel, _ update: () -> Void) {
     withState { state in
       let before = state.properties.map { sentinel.isTriggered(by: $0.keyPath) }
-      sentinel.extraTriggers = triggers
+      update()
       for (property, wasTriggered) in zip(state.properties, before) {
         switch (wasTriggered, sentinel.isTriggered(by: property.keyPath)) {
         case (true, false):
           // Not the last reference: `incoming` still holds the sentinel, if anything does.
-          property.remove(sentinel)
+          property.remove(observedSideOf: sentinel.observation)
         case (false, true):
           // Rebuilt rather than appended, to keep registration order; a sentinel whose
           // registration already ended is no longer in `incoming`, and stays out.
@@ -158,15 +160,16 @@ public final class ObservationRegistry: @unchecked Sendable {  // `state` is gua
     }
   }
 
+  /// Holds the observer-side sentinel of a registration this registry's object made.
   func attach(_ sentinel: ObserverSentinel) {
     withState { $0.outgoing.append(sentinel) }
   }
 
   /// The registrations a manual or collection change of `keyPath` concerns, in registration
   /// order. (An automatic set takes its property's own list instead.)
-  func sentinels(triggeredBy keyPath: AnyKeyPath) -> InlineFirstArray<ObservedSentinel> {
+  func sentinels(triggeredBy keyPath: AnyKeyPath) -> InlineFirstArray<any ObservedSentinel> {
     withState { state in
-      var triggered = InlineFirstArray<ObservedSentinel>()
+      var triggered = InlineFirstArray<any ObservedSentinel>()
       state.incoming.forEachSentinel { sentinel in
         if sentinel.isTriggered(by: keyPath) { triggered.append(sentinel) }
       }
@@ -215,4 +218,16 @@ struct PendingChange {
   let change: ChangeDescriptor
   /// The registrations notified at `will`, each with the token (old value) it returned then.
   let notifications: PendingNotifications
+}
+
+/// A change's registrations, each with the token it returned before the change. The first is
+/// stored inline: a change that concerns one registration allocates nothing for it.
+typealias PendingNotifications = InlineFirstArray<PendingNotification>
+
+/// One registration a change concerns, with the token (the old value, if any) it returned before
+/// the change. A struct rather than a tuple: the compiler copies an optional tuple holding an
+/// existential through the runtime's generic value witnesses, several times slower.
+struct PendingNotification {
+  let sentinel: any ObservedSentinel
+  let token: Any?
 }

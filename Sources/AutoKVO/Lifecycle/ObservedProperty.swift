@@ -22,7 +22,7 @@ final class ObservedProperty: @unchecked Sendable {
   private(set) var sentinels = IncomingSentinels()
 
   /// How many of ``sentinels`` must be told before a set (see
-  /// `ObservedSentinel.needsNoticeBeforeSet`); when none, a set skips that step.
+  /// ``ObservedSentinel/needsNoticeBeforeSet``); when none, a set skips that step.
   @exclusivity(unchecked)
   private(set) var sentinelsNoticedBeforeSet: Int32 = 0
 
@@ -39,16 +39,16 @@ final class ObservedProperty: @unchecked Sendable {
     self.notifiesAutomatically = notifiesAutomatically
   }
 
-  func append(_ sentinel: ObservedSentinel) {
+  func append(_ sentinel: any ObservedSentinel) {
     sentinels.append(sentinel)
     if sentinel.needsNoticeBeforeSet { sentinelsNoticedBeforeSet += 1 }
   }
 
-  /// Removes `sentinel` if the list holds it. The caller releases nothing here: it holds the
-  /// sentinel in the registry's list too.
-  func remove(_ sentinel: ObservedSentinel) {
-    guard sentinels.remove(sentinel) != nil else { return }
-    if sentinel.needsNoticeBeforeSet { sentinelsNoticedBeforeSet -= 1 }
+  /// Removes the sentinel of `observation` if the list holds it. The caller releases nothing
+  /// here: it holds the sentinel too.
+  func remove(observedSideOf observation: KeyValueObservation) {
+    guard let removed = sentinels.remove(observedSideOf: observation) else { return }
+    if removed.needsNoticeBeforeSet { sentinelsNoticedBeforeSet -= 1 }
   }
 
   /// Empties the list, for the registry's `deinit`.

@@ -79,26 +79,37 @@ struct RegistryReference: @unchecked Sendable, Equatable {  // the storage is gu
     return lock.withLock { body(&state.pointee) }
   }
 
-  /// Removes `sentinel` and returns it, so the caller can release it outside every lock; `nil`
-  /// when the registry no longer holds it (its own deinit moved it out).
-  func detach(_ sentinel: ObservedSentinel) -> ObservedSentinel? {
+  /// Removes the observed-side sentinel of `observation` and returns it, so that the caller can
+  /// release it outside every lock; `nil` when the registry no longer holds it (its own deinit
+  /// moved it out).
+  func detachObservedSide(of observation: KeyValueObservation) -> (any ObservedSentinel)? {
     let observedFlag = observedFlag
     return withState { state in
-      // From the properties' lists first: `incoming` still holds the sentinel then, so none of
-      // these releases is the last one.
+      // The registry's list last: the returned sentinel keeps every release here from being the
+      // last one.
+      guard let removed = state.incoming.sentinel(of: observation) else { return nil }
       state.properties.forEachElement { property in
-        if sentinel.isTriggered(by: property.keyPath) { property.remove(sentinel) }
+        if removed.isTriggered(by: property.keyPath) {
+          property.remove(observedSideOf: observation)
+        }
       }
-      guard let removed = state.incoming.remove(sentinel) else { return nil }
+      _ = state.incoming.remove(observedSideOf: observation)
       if state.incoming.isEmpty { autokvo_atomic_store_release(observedFlag, 0) }
       return removed
     }
   }
 
-  /// Removes the observer-side sentinel of `observation` and returns it; see ``detach(_:)``.
+  /// Removes the observer-side sentinel of `observation` and returns it; see
+  /// ``detachObservedSide(of:)``.
   func detachObserverSide(of observation: KeyValueObservation) -> ObserverSentinel? {
     withState { state in
       state.outgoing.removeFirst(where: { $0.observation === observation })
     }
+  }
+
+  /// The key path the observed-side sentinel of `observation` is posted under, if this registry
+  /// holds it.
+  func primaryKeyPath(ofObservedSideOf observation: KeyValueObservation) -> AnyKeyPath? {
+    withState { $0.incoming.sentinel(of: observation)?.primaryKeyPath }
   }
 }

@@ -4,12 +4,13 @@ struct Dependencies {
   /// Key paths of the observed (root) object; the key path the registration's own changes are
   /// posted under comes first (see ``postedKeyPath(of:on:)``).
   var rootTriggers: [AnyKeyPath]
-  /// Other objects the evaluation read `@Observed` properties of, each with those key paths.
-  var relays: [RelayTarget]
+  /// Other objects the evaluation read `@Observed` properties of, each with those key paths: one
+  /// chain link each.
+  var links: [LinkTarget]
   /// Whether the evaluation read no `@Observed` property at all and no dependency was declared.
   var isEmpty: Bool
 
-  struct RelayTarget {
+  struct LinkTarget {
     let object: any KeyValueObservable
     var keyPaths: [AnyKeyPath]
   }
@@ -17,7 +18,7 @@ struct Dependencies {
   /// Whether the dependencies can change from one evaluation to the next, so that they must be
   /// discovered again after every change: anything beyond a single stored `@Observed` property.
   var needsRediscovery: Bool {
-    rootTriggers.count > 1 || !relays.isEmpty
+    rootTriggers.count > 1 || !links.isEmpty
   }
 
   /// Evaluates `keyPath` on `root` and records what it reads, expanding the key paths `root`'s
@@ -30,7 +31,7 @@ struct Dependencies {
     var accesses = firstAccesses
     let property = storedProperty(named: keyPath, on: root, value: value, accesses: accesses)
     let posted = property?.keyPath ?? keyPath
-    var dependencies = Dependencies(rootTriggers: [posted], relays: [], isEmpty: accesses.isEmpty)
+    var dependencies = Dependencies(rootTriggers: [posted], links: [], isEmpty: accesses.isEmpty)
     if property != nil {
       // The one read is the property the key path names, already the first trigger: adding it
       // again would only compare two key paths for nothing.
@@ -118,12 +119,12 @@ struct Dependencies {
   private mutating func add(_ access: DependencyRecorder.Access, root: AnyObject) {
     if access.object === root {
       if !rootTriggers.contains(access.keyPath) { rootTriggers.append(access.keyPath) }
-    } else if let index = relays.firstIndex(where: { $0.object === access.object }) {
-      if !relays[index].keyPaths.contains(access.keyPath) {
-        relays[index].keyPaths.append(access.keyPath)
+    } else if let index = links.firstIndex(where: { $0.object === access.object }) {
+      if !links[index].keyPaths.contains(access.keyPath) {
+        links[index].keyPaths.append(access.keyPath)
       }
     } else {
-      relays.append(RelayTarget(object: access.object, keyPaths: [access.keyPath]))
+      links.append(LinkTarget(object: access.object, keyPaths: [access.keyPath]))
     }
   }
 }

@@ -1,48 +1,5 @@
 import _AutoKVOShims
 
-/// A change's registrations, each with the token it returned before the change. The first is
-/// stored inline: a change that concerns one registration allocates nothing for it.
-typealias PendingNotifications = InlineFirstArray<PendingNotification>
-
-/// One registration a change concerns, with the token (the old value, if any) it returned before
-/// the change. A struct rather than a tuple: the compiler copies an optional tuple holding an
-/// existential through the runtime's generic value witnesses, several times slower.
-struct PendingNotification {
-  let sentinel: ObservedSentinel
-  let token: Any?
-}
-
-/// The values an `@Observed` setter replaced and stored, lent to the registrations it notifies for
-/// the duration of the notification, so that none reads the property again.
-@usableFromInline
-struct SetterValues {
-  let oldValue: UnsafeRawPointer
-  let newValue: UnsafeRawPointer
-  /// The property's value type: a registration takes the values only when its own value type is
-  /// the same.
-  let valueType: Any.Type
-
-  /// Made by the setter, which is specialized for `Value`, so that no generic code copies the
-  /// values to take their addresses.
-  @inlinable
-  init<Value>(
-    oldValue: UnsafePointer<Value>,
-    newValue: UnsafePointer<Value>,
-    valueType: Value.Type
-  ) {
-    self.init(
-      oldValue: UnsafeRawPointer(oldValue), newValue: UnsafeRawPointer(newValue),
-      valueType: valueType as Any.Type)
-  }
-
-  @usableFromInline
-  init(oldValue: UnsafeRawPointer, newValue: UnsafeRawPointer, valueType: Any.Type) {
-    self.oldValue = oldValue
-    self.newValue = newValue
-    self.valueType = valueType
-  }
-}
-
 /// The registrations an automatic set of one property concerns, taken under the registry's lock
 /// together with the property itself; opaque to the `@Observed` setter that carries it.
 @usableFromInline
@@ -50,7 +7,7 @@ struct AutomaticChangeSnapshot {
   let property: ObservedProperty
   /// In registration order, with the tombstones (`nil`) of the property's list: a copy of it that
   /// shares its storage, so that taking it allocates nothing.
-  let sentinels: InlineFirstArray<ObservedSentinel?>
+  let sentinels: InlineFirstArray<(any ObservedSentinel)?>
   /// Whether any of them must be told before the change: otherwise
   /// ``ObservationRegistry/willPerformAutomaticChange(of:_:)`` returns at once.
   let needsNoticeBeforeChange: Bool

@@ -137,45 +137,9 @@ extension KeyValueObservable {
     _ delivery: HandlerDelivery,
     adaptedHandler changeHandler: @escaping (Self, Object, HandlerInput) -> Void
   ) -> KeyValueObservation {
-    let (currentValue, dependencies) = Dependencies.discover(root: object, keyPath: keyPath)
-    if dependencies.isEmpty && type(of: object).automaticallyNotifiesObservers(for: keyPath) {
-      ObservationDiagnostics.report(
-        .keyPathNeverNotifies,
-        "autoObserve(_:keyPath: \(keyPath)) on \(Object.self) reads no @Observed property and "
-          + "declares no keyPathsForValuesAffecting(_:); it will only notify through "
-          + "willChangeValue(for:)/didChangeValue(for:). Mark what it reads @Observed, or return "
-          + "false from automaticallyNotifiesObservers(for:) for it if you notify it by hand."
-      )
-    }
-
-    let observation = KeyValueObservation()
-    let observedSentinel = TypedObservedSentinel(
-      registry: object.observationRegistry,
-      observation: observation,
-      observer: self,
-      root: object,
-      keyPath: keyPath,
-      options: options,
-      dependencies: dependencies,
-      delivery: delivery,
-      handler: changeHandler
-    )
-    let observerSentinel = ObserverSentinel(
-      registry: observationRegistry,
-      observation: observation
-    )
-    // Both objects are alive for the whole call (`self` and `object` are strong here), so both
-    // registries are too; linking the sentinels before either registry holds one means the
-    // registration can never be ended half-built.
-    observation.attachUnpublished(observed: observedSentinel, observer: observerSentinel)
-    object.observationRegistry.attach(observedSentinel)
-    observationRegistry.attach(observerSentinel)
-    observedSentinel.installRelays(for: dependencies)
-
-    if options.contains(.initial) {
-      observedSentinel.deliverInitial(currentValue: currentValue)
-    }
-    return observation
+    HandlerSentinel.register(
+      observer: self, observerRegistry: observationRegistry, object: object, keyPath: keyPath,
+      options: options, delivery: delivery, handler: changeHandler)
   }
 
   #if !canImport(ObjectiveC) || canImport(Synchronization)

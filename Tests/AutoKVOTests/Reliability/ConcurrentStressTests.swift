@@ -213,11 +213,11 @@ struct ConcurrentStressTests {
   }
 
   @Test(
-    "A key-path chain re-evaluated on one thread while its intermediate objects are released on another: no deadlock, no call to a dying observer, every relay and object freed"
+    "A key-path chain re-evaluated on one thread while its intermediate objects are released on another: no deadlock, no call to a dying observer, every chain link and object freed"
   )
   func chainTargetsReleasedWhileReevaluating() {
-    // Each re-evaluation replaces the chain's relays under the registration's lifecycle lock,
-    // loading the old relays' targets from weak references; a target whose last reference is
+    // Each re-evaluation replaces the chain's links under the registration's lifecycle lock,
+    // loading the old links' targets from weak references; a target whose last reference is
     // dropped on another thread meanwhile must not be released (and deinitialised, with its
     // registry) under that lock. The leaves' deaths re-evaluate the chain on the releasing thread
     // at the same time.
@@ -255,7 +255,7 @@ struct ConcurrentStressTests {
         Issue.record("round \(round): re-evaluation and releases did not finish within 60 s")
         return
       }
-      #expect(leafTracker.liveCount == 0, "round \(round): every leaf, and its relay, freed")
+      #expect(leafTracker.liveCount == 0, "round \(round): every leaf, and its chain link, freed")
       #expect(root.currentValue == nil)
       if round.isMultiple(of: 2) {
         handle.cancel()

@@ -115,7 +115,7 @@ final class DeliveryLedger: @unchecked Sendable {  // mutable state guarded by `
 }
 
 /// The end of a key-path chain that another thread may release at any moment: its `value` is
-/// `@Observed`, so a chain through it places a relay on it, and it is never written.
+/// `@Observed`, so a chain through it places a chain link on it, and it is never written.
 final class ChainLeaf: KeyValueObservable, @unchecked Sendable {  // `value` is never written
   let observationRegistry = ObservationRegistry()
   @Observed var value: Int
@@ -134,7 +134,7 @@ final class ChainLeaf: KeyValueObservable, @unchecked Sendable {  // `value` is 
 
 /// The root of a chain to a ``ChainLeaf`` it holds weakly, so that the leaf's last reference is
 /// wherever the test puts it. Repointing it notifies manually; every evaluation of
-/// `currentValue` reaches the leaf, so the registration re-discovers its relays on every change.
+/// `currentValue` reaches the leaf, so the registration re-discovers its chain links on every change.
 final class ChainRoot: KeyValueObservable, @unchecked Sendable {  // `leaf` guarded by `lock`
   let observationRegistry = ObservationRegistry()
   private let lock = NSLock()

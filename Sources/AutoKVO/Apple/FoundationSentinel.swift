@@ -1,9 +1,11 @@
 /// The observed-side sentinel of a registration whose notifications come from outside AutoKVO's
-/// engine — Foundation's key-value observing on Apple platforms — and are relayed to the
+/// engine — Foundation's key-value observing on Apple platforms — and are delivered to the
 /// observer while the registration is active.
 ///
 /// A notifier finds the sentinel (through a ``RegistrationContextTable``) and calls
-/// ``relay(_:)``. The sentinel never reacts to `@Observed` sets: it has no primary key path.
+/// ``deliver(_:)``. No change the engine posts concerns it: it has no primary key path and no
+/// trigger. Compiled on every platform, with a generic payload, so that Linux tests exercise it
+/// with a notifier of their own.
 ///
 /// What depends on the observer's and the object's types lives in two closures made by
 /// ``register(observer:observerRegistry:object:objectRegistry:delivery:handler:detachFromLiveObject:)``,
@@ -12,7 +14,10 @@
 /// calls the handler; `detach` hands the object to `detachFromLiveObject` when the sentinel is
 /// released while the object is alive. Neither closure captures the sentinel.
 // @unchecked Sendable: immutable; the handler runs where `delivery` says.
-final class RelayedObservedSentinel<Payload>: ObservedSentinel, @unchecked Sendable {
+final class FoundationSentinel<Payload>: ObservedSentinel, @unchecked Sendable {
+  let observation: KeyValueObservation
+
+
   /// Where the handler runs (see `HandlerDelivery`).
   private let delivery: HandlerDelivery
   /// Calls the handler with the payload if the registration is active and both sides are alive.
@@ -21,7 +26,6 @@ final class RelayedObservedSentinel<Payload>: ObservedSentinel, @unchecked Senda
   private let detach: () -> Void
 
   private init(
-    registry: ObservationRegistry,
     observation: KeyValueObservation,
     delivery: HandlerDelivery,
     deliverNow: @escaping (Payload) -> Void,
@@ -30,12 +34,7 @@ final class RelayedObservedSentinel<Payload>: ObservedSentinel, @unchecked Senda
     self.delivery = delivery
     self.deliverNow = deliverNow
     self.detach = detach
-    super.init(
-      registry: registry,
-      observation: observation,
-      primaryKeyPath: nil,
-      extraTriggers: []
-    )
+    self.observation = observation
   }
 
   deinit {
@@ -43,13 +42,18 @@ final class RelayedObservedSentinel<Payload>: ObservedSentinel, @unchecked Senda
     detach()
   }
 
-  override func willChange(of object: AnyObject, _ change: ChangeDescriptor) -> Any? { nil }
+  var primaryKeyPath: AnyKeyPath? { nil }
 
-  override func didChange(of object: AnyObject, _ change: ChangeDescriptor, token: Any?) {}
+  func isTriggered(by keyPath: AnyKeyPath) -> Bool { false }
+
+  // Never called: no change the engine posts triggers this sentinel.
+  func willChange(of object: AnyObject, _ change: ChangeDescriptor) -> Any? { nil }
+
+  func didChange(of object: AnyObject, _ change: ChangeDescriptor, token: Any?) {}
 
   /// Delivers one notification to the observer, unless the registration has ended or either side
   /// has begun deallocating.
-  func relay(_ payload: Payload) {
+  func deliver(_ payload: Payload) {
     guard case .synchronous = delivery else {
       return delivery.run { [deliverNow] in deliverNow(payload) }
     }
@@ -57,13 +61,13 @@ final class RelayedObservedSentinel<Payload>: ObservedSentinel, @unchecked Senda
   }
 
   /// Runs `body`, the call that registers this sentinel with its notifier, as the registration
-  /// it is (see `HandlerDelivery.whileRegistering(_:)`): a notification relayed on this thread
+  /// it is (see `HandlerDelivery.whileRegistering(_:)`): a notification delivered on this thread
   /// meanwhile is the registration-time (`.initial`) call.
   func whileRegistering<Result>(_ body: () -> Result) -> Result {
     delivery.whileRegistering(body)
   }
 
-  /// Registers `observer` for the notifications a notifier will relay about `object`, and
+  /// Registers `observer` for the notifications a notifier will report about `object`, and
   /// returns the observed-side sentinel; its `observation` is the registration's handle.
   ///
   /// `objectRegistry` takes ownership of the returned sentinel and `observerRegistry` of the
@@ -81,10 +85,9 @@ final class RelayedObservedSentinel<Payload>: ObservedSentinel, @unchecked Senda
     delivery: HandlerDelivery,
     handler: @escaping (Observer, Object, Payload) -> Void,
     detachFromLiveObject: @escaping (Object) -> Void
-  ) -> RelayedObservedSentinel {
+  ) -> FoundationSentinel {
     let observation = KeyValueObservation()
-    let observedSentinel = RelayedObservedSentinel(
-      registry: objectRegistry,
+    let observedSentinel = FoundationSentinel(
       observation: observation,
       delivery: delivery,
       deliverNow: { [weak observer, weak object] payload in
@@ -99,12 +102,13 @@ final class RelayedObservedSentinel<Payload>: ObservedSentinel, @unchecked Senda
         if let object { detachFromLiveObject(object) }
       }
     )
-    let observerSentinel = ObserverSentinel(registry: observerRegistry, observation: observation)
-    // As in autoObserve: both sides are alive for the whole call, and the handle links both
-    // sentinels before either registry holds one, so the registration is never ended half-built.
-    observation.attachUnpublished(observed: observedSentinel, observer: observerSentinel)
+    // As in `HandlerSentinel.register`: both sides are alive for the whole call, and the
+    // registration knows both registries before either holds a sentinel, so it is never ended
+    // half-built.
+    observation.attachUnpublished(
+      observedRegistry: objectRegistry, observerRegistry: observerRegistry)
     objectRegistry.attach(observedSentinel)
-    observerRegistry.attach(observerSentinel)
+    observerRegistry.attach(ObserverSentinel(observation: observation))
     return observedSentinel
   }
 }

@@ -1,15 +1,22 @@
-/// The observed-side sentinel of a user's registration: evaluates the registered key path and
-/// calls the handler with the observer, the object and a ``KeyValueChange``.
+/// The observed-side sentinel of a registration with a typed handler: evaluates the registered
+/// key path and calls the handler with the observer, the object and a ``KeyValueChange``.
 ///
-/// When the key path is more than one stored `@Observed` property — a computed property or a
-/// chain through other objects — its dependencies are discovered again after every change, and
-/// `RelaySentinel`s on the other objects it reaches forward their changes here.
-// @unchecked Sendable: `uncommon.relays` is guarded by `observation`'s lock and the rest is
-// immutable; the handler, which need not be Sendable, runs where `delivery` says, as KVO's run on
-// the mutating thread.
-final class TypedObservedSentinel<Observer: AnyObject, Object: KeyValueObservable, Value>:
-  ObservedSentinel, RelayReceiver, @unchecked Sendable
+/// Every engine registration the user makes is one: `autoObserve`'s closure, the classic
+/// `observeValue(forKeyPath:of:change:context:)` callback and the `changes(for:)` sequence differ
+/// only in the handler. When the key path is more than one stored `@Observed` property — a
+/// computed property or a chain through other objects — its dependencies are discovered again
+/// after every change, and ``ChainLinkSentinel``s on the other objects it reaches forward their
+/// changes here.
+// @unchecked Sendable: `uncommon.extraTriggers` is guarded by the observed object's registry lock,
+// `uncommon.links` by `observation`'s lock, and the rest is immutable; the handler, which need
+// not be Sendable, runs where `delivery` says, as KVO's run on the mutating thread.
+final class HandlerSentinel<Observer: AnyObject, Object: KeyValueObservable, Value>:
+  ObservedSentinel, ChainLinkOwner, @unchecked Sendable
 {
+  let observation: KeyValueObservation
+
+  let primaryKeyPath: AnyKeyPath?
+
   /// Notification must never reach an observer that is being deallocated, possibly on another
   /// thread; the reference yields `nil` from the moment its `deinit` begins (see
   /// `ObjectReference`).
@@ -19,7 +26,7 @@ final class TypedObservedSentinel<Observer: AnyObject, Object: KeyValueObservabl
   /// `deinit`, or a registration made there with `.initial`, must not hand the dying object to a
   /// handler, which could keep it past its deallocation; the object's registry, and with it this
   /// registration, outlives the object's `deinit` body, so the registration alone cannot tell.
-  /// Also the root from which relayed changes re-read the key path.
+  /// Also the root from which a change a chain link forwards re-reads the key path.
   private let rootReference: ObjectReference
 
   /// The observer, retained, unless its deallocation has begun.
@@ -34,8 +41,8 @@ final class TypedObservedSentinel<Observer: AnyObject, Object: KeyValueObservabl
   private let handler: (Observer, Object, HandlerInput) -> Void
 
   /// What only some registrations need, out of line: `nil` for a handler that runs synchronously
-  /// on a single stored property, the common case, whose sentinel then fits a 112-byte heap block
-  /// instead of a 144-byte one (Docs/Performance.md).
+  /// on a single stored property, the common case, whose sentinel then fits a 96-byte heap block
+  /// (Docs/Performance.md).
   private let uncommon: Uncommon?
 
   private final class Uncommon {
@@ -44,12 +51,16 @@ final class TypedObservedSentinel<Observer: AnyObject, Object: KeyValueObservabl
     /// Whether the key path is more than one stored property, so that its dependencies are
     /// discovered again after every change.
     let rediscovers: Bool
-    /// The relays this registration placed on other objects. Guarded by `observation`'s lock.
-    var relays: [RelaySentinel] = []
+    /// Further key paths of the observed object whose changes concern the registration, found by
+    /// dependency discovery. Guarded by the observed object's registry lock.
+    var extraTriggers: [AnyKeyPath]
+    /// The links this registration placed on other objects. Guarded by `observation`'s lock.
+    var links: [ChainLinkSentinel] = []
 
-    init(delivery: HandlerDelivery, rediscovers: Bool) {
+    init(delivery: HandlerDelivery, rediscovers: Bool, extraTriggers: [AnyKeyPath]) {
       self.delivery = delivery
       self.rediscovers = rediscovers
+      self.extraTriggers = extraTriggers
     }
   }
 
@@ -62,9 +73,7 @@ final class TypedObservedSentinel<Observer: AnyObject, Object: KeyValueObservabl
     uncommon?.rediscovers ?? false
   }
 
-  init(
-    registry: ObservationRegistry,
-    observation: KeyValueObservation,
+  private init(
     observer: Observer,
     root: Object,
     keyPath: KeyPath<Object, Value>,
@@ -73,56 +82,100 @@ final class TypedObservedSentinel<Observer: AnyObject, Object: KeyValueObservabl
     delivery: HandlerDelivery,
     handler: @escaping (Observer, Object, HandlerInput) -> Void
   ) {
+    observation = KeyValueObservation()
+    primaryKeyPath = dependencies.rootTriggers[0]
     observerReference = ObjectReference(observer)
     rootReference = ObjectReference(root)
     self.keyPath = keyPath
     self.options = options
+    let extraTriggers = Array(dependencies.rootTriggers.dropFirst())
+    // Extra triggers imply rediscovery (`Dependencies.needsRediscovery`).
     if case .synchronous = delivery, !dependencies.needsRediscovery {
       self.uncommon = nil
     } else {
-      self.uncommon = Uncommon(delivery: delivery, rediscovers: dependencies.needsRediscovery)
+      self.uncommon = Uncommon(
+        delivery: delivery, rediscovers: dependencies.needsRediscovery,
+        extraTriggers: extraTriggers)
     }
     self.handler = handler
-    super.init(
-      registry: registry,
-      observation: observation,
-      primaryKeyPath: dependencies.rootTriggers[0],
-      extraTriggers: Array(dependencies.rootTriggers.dropFirst())
-    )
   }
 
   deinit {
     // The registration has ended (this sentinel is only released after its registry let it go):
-    // its relays on other objects end with it. Runs outside every lock.
-    for relay in uncommon?.relays ?? [] {
-      relay.observation.end(.cancelled)
+    // its links on other objects end with it. Runs outside every lock.
+    for link in uncommon?.links ?? [] {
+      link.observation.end(.cancelled)
     }
     observerReference.release()
     rootReference.release()
   }
 
-  /// Places relays on the other objects the key path reaches. Called once, after attaching.
-  func installRelays(for dependencies: Dependencies) {
-    guard rediscovers, let root else { return }
-    replaceRelays(with: dependencies, root: root)
+  /// Registers `changeHandler`, behind its adapter (see `HandlerInput`), for changes of `keyPath`
+  /// of `object`, and returns the registration.
+  ///
+  /// `object`'s registry takes ownership of the observed-side sentinel and `observerRegistry` of
+  /// the observer-side one; the registration ends, exactly once, when either registry is released
+  /// or the handle is cancelled. Neither side is retained.
+  static func register(
+    observer: Observer,
+    observerRegistry: ObservationRegistry,
+    object: Object,
+    keyPath: KeyPath<Object, Value>,
+    options: ObservationOptions,
+    delivery: HandlerDelivery,
+    handler: @escaping (Observer, Object, HandlerInput) -> Void
+  ) -> KeyValueObservation {
+    let (currentValue, dependencies) = Dependencies.discover(root: object, keyPath: keyPath)
+    if dependencies.isEmpty && type(of: object).automaticallyNotifiesObservers(for: keyPath) {
+      ObservationDiagnostics.report(
+        .keyPathNeverNotifies,
+        "autoObserve(_:keyPath: \(keyPath)) on \(Object.self) reads no @Observed property and "
+          + "declares no keyPathsForValuesAffecting(_:); it will only notify through "
+          + "willChangeValue(for:)/didChangeValue(for:). Mark what it reads @Observed, or return "
+          + "false from automaticallyNotifiesObservers(for:) for it if you notify it by hand."
+      )
+    }
+    let sentinel = HandlerSentinel(
+      observer: observer, root: object, keyPath: keyPath, options: options,
+      dependencies: dependencies, delivery: delivery, handler: handler)
+    let observation = sentinel.observation
+    // Both objects are alive for the whole call (the caller holds them), so both registries are
+    // too; the registration knows both before either holds a sentinel, so it can never be ended
+    // half-built.
+    let objectRegistry = object.observationRegistry
+    observation.attachUnpublished(
+      observedRegistry: objectRegistry, observerRegistry: observerRegistry)
+    objectRegistry.attach(sentinel)
+    observerRegistry.attach(ObserverSentinel(observation: observation))
+    if sentinel.rediscovers {
+      sentinel.replaceLinks(with: dependencies, root: object)
+    }
+    if options.contains(.initial) {
+      sentinel.deliverInitial(currentValue: currentValue)
+    }
+    return observation
   }
 
-  /// Delivers the registration-time call requested with `.initial`. Called inside `autoObserve`,
+  /// Delivers the registration-time call requested with `.initial`. Called inside `register`,
   /// as part of the registration: synchronously, unless the handler must run on a queue the
   /// caller is not on (the rule is `HandlerDelivery.whileRegistering(_:)`'s, shared with the
   /// Foundation path).
-  func deliverInitial(currentValue: Value) {
+  private func deliverInitial(currentValue: Value) {
     let newValue = options.contains(.new) ? currentValue : nil
     let change = KeyValueChange(kind: .setting, newValue: newValue)
     delivery.whileRegistering { deliver(change) }
   }
 
-  override func willChange(of object: AnyObject, _ change: ChangeDescriptor) -> Any? {
+  func isTriggered(by keyPath: AnyKeyPath) -> Bool {
+    keyPath == primaryKeyPath || (uncommon?.extraTriggers.contains { $0 == keyPath } ?? false)
+  }
+
+  func willChange(of object: AnyObject, _ change: ChangeDescriptor) -> Any? {
     let root = unsafeDowncast(object, to: Object.self)
     return willChange(root: root, collection: collectionChange(change))
   }
 
-  override func didChange(of object: AnyObject, _ change: ChangeDescriptor, token: Any?) {
+  func didChange(of object: AnyObject, _ change: ChangeDescriptor, token: Any?) {
     let root = unsafeDowncast(object, to: Object.self)
     didChange(root: root, collection: collectionChange(change), token: token)
   }
@@ -130,16 +183,16 @@ final class TypedObservedSentinel<Observer: AnyObject, Object: KeyValueObservabl
   /// A registration on exactly the property being set (one that does not rediscover its
   /// dependencies is triggered by no other set) takes the setter's values in ``didSet``: it
   /// reads nothing before the change unless it sends a prior call.
-  override var needsNoticeBeforeSet: Bool {
+  var needsNoticeBeforeSet: Bool {
     rediscovers || options.contains(.prior)
   }
 
-  override func willSet(of object: AnyObject, _ property: ObservedProperty) -> Any? {
+  func willSet(of object: AnyObject, _ property: ObservedProperty) -> Any? {
     guard needsNoticeBeforeSet else { return nil }
     return willChange(of: object, .setting(property.keyPath))
   }
 
-  override func didSet(
+  func didSet(
     of object: AnyObject,
     _ property: ObservedProperty,
     token: Any?,
@@ -176,19 +229,19 @@ final class TypedObservedSentinel<Observer: AnyObject, Object: KeyValueObservabl
     deliver(change)
   }
 
-  // MARK: RelayReceiver
+  // MARK: ChainLinkOwner
 
-  func relayedWillChange() -> Any? {
+  func linkedObjectWillChange() -> Any? {
     guard let root else { return nil }
     return willChange(root: root, collection: nil)
   }
 
-  func relayedDidChange(token: Any?) {
+  func linkedObjectDidChange(token: Any?) {
     guard let root else { return }
     didChange(root: root, collection: nil, token: token)
   }
 
-  func relayedObjectIsDeallocating() {
+  func linkedObjectIsDeallocating() {
     // An object the key path went through is gone (it was referenced weakly): the path now
     // evaluates differently, typically to nil. Its old value cannot be read any more.
     guard let root else { return }
@@ -267,7 +320,7 @@ final class TypedObservedSentinel<Observer: AnyObject, Object: KeyValueObservabl
     var newValue: Value?
     if rediscovers {
       let (value, dependencies) = Dependencies.discover(root: root, keyPath: keyPath)
-      replaceRelays(with: dependencies, root: root)
+      replaceLinks(with: dependencies, root: root)
       newValue = value
     }
     if let collection {
@@ -300,42 +353,42 @@ final class TypedObservedSentinel<Observer: AnyObject, Object: KeyValueObservabl
 
   // MARK: Dependencies
 
-  /// Installs freshly discovered dependencies: the triggers on the root object, and one relay
-  /// per other object, keeping the relays that still match and ending the others.
-  private func replaceRelays(with dependencies: Dependencies, root: Object) {
+  /// Installs freshly discovered dependencies: the triggers on the root object, and one link
+  /// per other object, keeping the links that still match and ending the others.
+  private func replaceLinks(with dependencies: Dependencies, root: Object) {
     guard let uncommon else {
-      preconditionFailure("relays replaced for a registration that does not rediscover")
+      preconditionFailure("links replaced for a registration that does not rediscover")
     }
     let triggers = Array(dependencies.rootTriggers.dropFirst())
-    root.observationRegistry.replaceExtraTriggers(of: self, with: triggers)
+    root.observationRegistry.updateTriggers(of: self) { uncommon.extraTriggers = triggers }
 
-    // Under the lifecycle lock the engine may take registry locks (attaching new relays), never
-    // another lifecycle lock: retired relays are ended after it is released. The relays' targets,
+    // Under the lifecycle lock the engine may take registry locks (attaching new links), never
+    // another lifecycle lock: retired links are ended after it is released. The links' targets,
     // loaded from weak references, are returned too, so that they are released after the lock:
     // a target that died on another thread meanwhile would otherwise be released here, its deinit
     // (user code, and its registry's deinit, which takes lifecycle locks) running under the lock.
     let (retired, targetsLoadedUnderLock) = observation.withLock {
-      () -> ([RelaySentinel], [AnyObject?]) in
-      var retired = uncommon.relays
+      () -> ([ChainLinkSentinel], [AnyObject?]) in
+      var retired = uncommon.links
       let targets = retired.map(\.currentTarget)
       var retiredTargets = targets
-      var kept: [RelaySentinel] = []
-      for target in dependencies.relays {
+      var kept: [ChainLinkSentinel] = []
+      for target in dependencies.links {
         if let index = retired.indices.first(where: {
           retired[$0].matches(target, currentTarget: retiredTargets[$0])
         }) {
           kept.append(retired.remove(at: index))
           retiredTargets.remove(at: index)
         } else {
-          kept.append(RelaySentinel.attach(to: target, receiver: self))
+          kept.append(ChainLinkSentinel.attach(to: target, owner: self))
         }
       }
-      uncommon.relays = kept
+      uncommon.links = kept
       return (retired, targets)
     }
     withExtendedLifetime(targetsLoadedUnderLock) {}
-    for relay in retired {
-      relay.observation.end(.cancelled)
+    for link in retired {
+      link.observation.end(.cancelled)
     }
   }
 }

@@ -1,0 +1,30 @@
+/// The values an `@Observed` setter replaced and stored, lent to the registrations it notifies for
+/// the duration of the notification, so that none reads the property again.
+@usableFromInline
+struct SetterValues {
+  let oldValue: UnsafeRawPointer
+  let newValue: UnsafeRawPointer
+  /// The property's value type: a registration takes the values only when its own value type is
+  /// the same.
+  let valueType: Any.Type
+
+  /// Made by the setter, which is specialized for `Value`, so that no generic code copies the
+  /// values to take their addresses.
+  @inlinable
+  init<Value>(
+    oldValue: UnsafePointer<Value>,
+    newValue: UnsafePointer<Value>,
+    valueType: Value.Type
+  ) {
+    self.init(
+      oldValue: UnsafeRawPointer(oldValue), newValue: UnsafeRawPointer(newValue),
+      valueType: valueType as Any.Type)
+  }
+
+  @usableFromInline
+  init(oldValue: UnsafeRawPointer, newValue: UnsafeRawPointer, valueType: Any.Type) {
+    self.oldValue = oldValue
+    self.newValue = newValue
+    self.valueType = valueType
+  }
+}
