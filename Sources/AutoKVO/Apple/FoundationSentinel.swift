@@ -17,7 +17,6 @@
 final class FoundationSentinel<Payload>: ObservedSentinel, @unchecked Sendable {
   let observation: KeyValueObservation
 
-
   /// Where the handler runs (see `HandlerDelivery`).
   private let delivery: HandlerDelivery
   /// Calls the handler with the payload if the registration is active and both sides are alive.

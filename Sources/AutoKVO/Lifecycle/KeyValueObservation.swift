@@ -109,8 +109,9 @@ public final class KeyValueObservation: @unchecked Sendable {  // mutable state 
   /// Records the registries that will hold the registration's sentinels. Called once, before
   /// either sentinel is attached: attaching takes the registry's lock, which publishes these
   /// stores to every other thread.
-  func attachUnpublished(observedRegistry: ObservationRegistry, observerRegistry: ObservationRegistry?)
-  {
+  func attachUnpublished(
+    observedRegistry: ObservationRegistry, observerRegistry: ObservationRegistry?
+  ) {
     self.observedRegistry = observedRegistry.reference
     self.observerRegistry = observerRegistry?.reference
   }

@@ -68,7 +68,8 @@ struct FoundationRegistrationTests {
     #expect(watcher.observationRegistry.observingCount == 1)
   }
 
-  @Test("Observer deallocated first: nothing more is delivered and the live object is detached once")
+  @Test(
+    "Observer deallocated first: nothing more is delivered and the live object is detached once")
   func observerDeallocatedFirst() {
     let notifier = Notifier()
     let object = ForeignObject()
