@@ -25,7 +25,7 @@ public final class ObservationRegistry: @unchecked Sendable {  // `state` is gua
   let reference: RegistryReference
 
   // `reference`'s lock and state, kept here so that the notification path does not compute them.
-  private let lock: Lock
+  let lock: Lock
   private let state: UnsafeMutablePointer<RegistryState>
 
   /// Non-zero while any registration observes this object. Written under `lock`, read without
@@ -81,49 +81,9 @@ public final class ObservationRegistry: @unchecked Sendable {  // `state` is gua
     withState { $0.outgoing.count }
   }
 
-  @inlinable
-  var isObserved: Bool {
-    autokvo_atomic_load_relaxed(observedFlag) != 0
-  }
-
-  /// Runs `body`, which reads or writes the ``ObservedProperty`` of one of this object's
-  /// `@Observed` properties, under this registry's lock. Inlined into the property's accessors,
-  /// so that the storage access inside `body` stays a direct, instantaneous field access.
-  @inlinable
-  @inline(__always)
-  func withPropertyLock<Result>(_ body: () -> Result) -> Result {
-    lockForProperty()
-    defer { unlockForProperty() }
-    return body()
-  }
-
-  @usableFromInline
-  func lockForProperty() {
-    lock.lock()
-  }
-
-  @usableFromInline
-  func unlockForProperty() {
-    lock.unlock()
-  }
-
   /// The state, for a caller that holds the lock through ``withPropertyLock(_:)``.
   var stateWhileLocked: UnsafeMutablePointer<RegistryState> {
     state
-  }
-
-  /// A new ``ObservedProperty`` for the property declared at `keyPath`, kept by this registry for
-  /// the life of its object. Called under `withPropertyLock(_:)`, by the property's getter.
-  @usableFromInline
-  func makePropertyWhileLocked(
-    keyPath: AnyKeyPath,
-    notifiesAutomatically: Bool
-  ) -> ObservedProperty {
-    let property = ObservedProperty(keyPath: keyPath, notifiesAutomatically: notifiesAutomatically)
-    // A registration attached before this property existed may already be triggered by it.
-    property.collectSentinels(from: state.pointee.incoming)
-    state.pointee.properties.append(property)
-    return property
   }
 
   /// Takes ownership of the observed-side sentinel of a registration on this registry's object.

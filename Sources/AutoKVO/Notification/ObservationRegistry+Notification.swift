@@ -14,6 +14,52 @@ struct AutomaticChangeSnapshot {
 }
 
 extension ObservationRegistry {
+  // MARK: What an `@Observed` property's accessors call
+
+  /// Whether any registration observes this registry's object: the one load an unobserved set
+  /// costs. Read without the lock (see `observedFlag`).
+  @inlinable
+  var isObserved: Bool {
+    autokvo_atomic_load_relaxed(observedFlag) != 0
+  }
+
+  /// Runs `body`, which reads or writes the ``ObservedProperty`` of one of this object's
+  /// `@Observed` properties, under this registry's lock. Inlined into the property's accessors,
+  /// so that the storage access inside `body` stays a direct, instantaneous field access.
+  @inlinable
+  @inline(__always)
+  func withPropertyLock<Result>(_ body: () -> Result) -> Result {
+    lockForProperty()
+    defer { unlockForProperty() }
+    return body()
+  }
+
+  @usableFromInline
+  func lockForProperty() {
+    lock.lock()
+  }
+
+  @usableFromInline
+  func unlockForProperty() {
+    lock.unlock()
+  }
+
+  /// A new ``ObservedProperty`` for the property declared at `keyPath`, kept by this registry for
+  /// the life of its object. Called under `withPropertyLock(_:)`, by the property's getter.
+  @usableFromInline
+  func makePropertyWhileLocked(
+    keyPath: AnyKeyPath,
+    notifiesAutomatically: Bool
+  ) -> ObservedProperty {
+    let property = ObservedProperty(keyPath: keyPath, notifiesAutomatically: notifiesAutomatically)
+    // A registration attached before this property existed may already be triggered by it.
+    property.collectSentinels(from: stateWhileLocked.pointee.incoming)
+    stateWhileLocked.pointee.properties.append(property)
+    return property
+  }
+
+  // MARK: Automatic changes
+
   /// The registrations a set of `property` concerns, or `nil` when it concerns none: no
   /// registration has read the property, its class does not notify it automatically, this thread
   /// is mutating it through a collection proxy (which notifies on its own), or nobody observes it.
