@@ -16,19 +16,31 @@ import _AutoKVOShims
 /// touches costs a run-time metadata look-up. A value with an explicit ``release()``: its owner, a
 /// sentinel, calls it once, from `deinit`.
 struct ObjectReference: @unchecked Sendable {  // immutable; the weak load is atomic
-  /// The object's address, unowned-retained for a native object.
-  private let address: UnsafeMutableRawPointer
-  /// The object, for an Objective-C-counted one; `nil` for a native one.
-  private let objectiveCObject: WeakObject?
+  /// One word, so that a sentinel holding two of these fits a smaller heap block: the address of a
+  /// native object, which holds an unowned count on it; or, with the low bit set, the address of a
+  /// retained ``WeakObject`` box, for an Objective-C-counted one. Heap addresses are at least
+  /// 16-byte aligned, so the low bit of either is free.
+  private let bits: UInt
+
+  private static let boxTag: UInt = 1
 
   init(_ object: AnyObject) {
-    address = Unmanaged.passUnretained(object).toOpaque()
     if object is NSObject {
-      objectiveCObject = WeakObject(object)
+      let box = Unmanaged.passRetained(WeakObject(object)).toOpaque()
+      bits = UInt(bitPattern: box) | Self.boxTag
     } else {
-      objectiveCObject = nil
+      let address = Unmanaged.passUnretained(object).toOpaque()
       autokvo_unowned_retain(address)
+      bits = UInt(bitPattern: address)
     }
+  }
+
+  /// The `WeakObject` box of an Objective-C-counted object; `nil` for a native one.
+  @inline(__always)
+  private var box: WeakObject? {
+    guard bits & Self.boxTag != 0, let address = UnsafeRawPointer(bitPattern: bits & ~Self.boxTag)
+    else { return nil }
+    return Unmanaged<WeakObject>.fromOpaque(address).takeUnretainedValue()
   }
 
   /// The object, retained for the caller, or `nil` once its deallocation has begun on any thread.
@@ -37,18 +49,24 @@ struct ObjectReference: @unchecked Sendable {  // immutable; the weak load is at
   /// after the object is deinitialized, and try-retain reads only its reference counts.
   @inline(__always)
   func load<Object: AnyObject>(as type: Object.Type) -> Object? {
-    if let objectiveCObject {
-      return objectiveCObject.object.map { unsafeDowncast($0, to: Object.self) }
+    if let box {
+      return box.object.map { unsafeDowncast($0, to: Object.self) }
     }
-    guard let retained = autokvo_try_retain(address) else { return nil }
+    guard let retained = autokvo_try_retain(UnsafeMutableRawPointer(bitPattern: bits)!) else {
+      return nil
+    }
     return unsafeDowncast(
       Unmanaged<AnyObject>.fromOpaque(retained).takeRetainedValue(), to: Object.self)
   }
 
-  /// Lets the object's memory go. Called once, by the owner's `deinit`, outside every lock: it may
-  /// free the memory of an object deinitialized meanwhile, and runs no other code.
+  /// Gives back the unowned count, or the box. Called once, by the owner's `deinit`.
   func release() {
-    if objectiveCObject == nil { autokvo_unowned_release(address) }
+    if bits & Self.boxTag != 0 {
+      Unmanaged<WeakObject>.fromOpaque(UnsafeRawPointer(bitPattern: bits & ~Self.boxTag)!)
+        .release()
+    } else {
+      autokvo_unowned_release(UnsafeMutableRawPointer(bitPattern: bits)!)
+    }
   }
 }
 

@@ -85,15 +85,13 @@ struct RegistryReference: @unchecked Sendable, Equatable {  // the storage is gu
   func detachObservedSide(of observation: KeyValueObservation) -> (any ObservedSentinel)? {
     let observedFlag = observedFlag
     return withState { state in
-      // The registry's list last: the returned sentinel keeps every release here from being the
-      // last one.
-      guard let removed = state.incoming.sentinel(of: observation) else { return nil }
+      guard let removed = state.incoming.remove(observedSideOf: observation) else { return nil }
+      // `removed` keeps every release from the properties' lists from being the last one.
       state.properties.forEachElement { property in
         if removed.isTriggered(by: property.keyPath) {
           property.remove(observedSideOf: observation)
         }
       }
-      _ = state.incoming.remove(observedSideOf: observation)
       if state.incoming.isEmpty { autokvo_atomic_store_release(observedFlag, 0) }
       return removed
     }

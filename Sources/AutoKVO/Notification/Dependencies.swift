@@ -27,7 +27,20 @@ struct Dependencies {
     root: Object,
     keyPath: KeyPath<Object, Value>
   ) -> (value: Value, dependencies: Dependencies) {
-    let (value, firstAccesses) = DependencyRecorder.record { root[keyPath: keyPath] }
+    let (value, accesses) = DependencyRecorder.evaluate(keyPath, on: root)
+    return (value, discover(root: root, keyPath: keyPath, value: value, accesses: accesses))
+  }
+
+  /// The dependencies of `keyPath` on `root`, from an evaluation of it made under a recorder
+  /// (``DependencyRecorder/evaluate(_:on:)``), which read `value` and made `accesses`. Separate
+  /// arguments rather than a tuple: this code runs unspecialized, where a tuple of a generic type
+  /// costs a run-time metadata look-up.
+  static func discover<Object: KeyValueObservable, Value>(
+    root: Object,
+    keyPath: KeyPath<Object, Value>,
+    value: Value,
+    accesses firstAccesses: [DependencyRecorder.Access]
+  ) -> Dependencies {
     var accesses = firstAccesses
     let property = storedProperty(named: keyPath, on: root, value: value, accesses: accesses)
     let posted = property?.keyPath ?? keyPath
@@ -55,7 +68,7 @@ struct Dependencies {
     for access in accesses {
       dependencies.add(access, root: root)
     }
-    return (value, dependencies)
+    return dependencies
   }
 
   /// The key path under which changes of `keyPath` of `object` are posted.

@@ -111,7 +111,9 @@ final class HandlerSentinel<Observer: AnyObject, Object: KeyValueObservable, Val
   }
 
   /// Registers `changeHandler`, behind its adapter (see `HandlerInput`), for changes of `keyPath`
-  /// of `object`, and returns the registration.
+  /// of `object`, and returns the registration. `currentValue` and `accesses` are what evaluating
+  /// `keyPath` on `object` under a recorder (``DependencyRecorder/evaluate(_:on:)``) returned: the
+  /// caller evaluates, so that it can do so in the user's module.
   ///
   /// `object`'s registry takes ownership of the observed-side sentinel and `observerRegistry` of
   /// the observer-side one; the registration ends, exactly once, when either registry is released
@@ -123,9 +125,12 @@ final class HandlerSentinel<Observer: AnyObject, Object: KeyValueObservable, Val
     keyPath: KeyPath<Object, Value>,
     options: ObservationOptions,
     delivery: HandlerDelivery,
-    handler: @escaping (Observer, Object, HandlerInput) -> Void
+    handler: @escaping (Observer, Object, HandlerInput) -> Void,
+    currentValue: Value,
+    accesses: [DependencyRecorder.Access]
   ) -> KeyValueObservation {
-    let (currentValue, dependencies) = Dependencies.discover(root: object, keyPath: keyPath)
+    let dependencies = Dependencies.discover(
+      root: object, keyPath: keyPath, value: currentValue, accesses: accesses)
     if dependencies.isEmpty && type(of: object).automaticallyNotifiesObservers(for: keyPath) {
       ObservationDiagnostics.report(
         .keyPathNeverNotifies,

@@ -124,12 +124,14 @@ extension KeyValueObservable {
     _ delivery: HandlerDelivery,
     _ changeHandler: @escaping (Self, Object, KeyValueChange<Value>) -> Void
   ) -> KeyValueObservation {
-    register(object, keyPath, options, delivery, adaptedHandler: adaptHandler(changeHandler))
+    register(
+      object, keyPath, options, delivery, adaptedHandler: adaptHandler(changeHandler))
   }
 
   /// Registers a handler behind its adapter (see `HandlerInput`); what every engine form of
-  /// `autoObserve` does.
-  @usableFromInline
+  /// `autoObserve` does. Inlinable, so that the key path is evaluated in the caller's module (see
+  /// ``DependencyRecorder/evaluate(_:on:)``).
+  @inlinable
   func register<Object: KeyValueObservable, Value>(
     _ object: Object,
     _ keyPath: KeyPath<Object, Value>,
@@ -137,9 +139,31 @@ extension KeyValueObservable {
     _ delivery: HandlerDelivery,
     adaptedHandler changeHandler: @escaping (Self, Object, HandlerInput) -> Void
   ) -> KeyValueObservation {
+    let (currentValue, accesses) = DependencyRecorder.evaluate(keyPath, on: object)
+    return register(
+      object, keyPath, options, delivery, adaptedHandler: changeHandler,
+      currentValue: currentValue, accesses: accesses)
+  }
+
+  /// Registers a handler behind its adapter (see `HandlerInput`), given what evaluating `keyPath`
+  /// on `object` under a recorder returned; what every engine form of `autoObserve` does. The
+  /// inlinable forms evaluate the key path in the caller's module (see
+  /// ``DependencyRecorder/evaluate(_:on:)``), and pass the two results apart: in the engine,
+  /// which runs unspecialized, a tuple of a generic type costs a run-time metadata look-up.
+  @usableFromInline
+  func register<Object: KeyValueObservable, Value>(
+    _ object: Object,
+    _ keyPath: KeyPath<Object, Value>,
+    _ options: ObservationOptions,
+    _ delivery: HandlerDelivery,
+    adaptedHandler changeHandler: @escaping (Self, Object, HandlerInput) -> Void,
+    currentValue: Value,
+    accesses: [DependencyRecorder.Access]
+  ) -> KeyValueObservation {
     HandlerSentinel.register(
       observer: self, observerRegistry: observationRegistry, object: object, keyPath: keyPath,
-      options: options, delivery: delivery, handler: changeHandler)
+      options: options, delivery: delivery, handler: changeHandler,
+      currentValue: currentValue, accesses: accesses)
   }
 
   #if !canImport(ObjectiveC) || canImport(Synchronization)
@@ -174,7 +198,9 @@ extension KeyValueObservable {
     ) -> [KeyValueObservation] where Objects.Element: KeyValueObservable {
       let delivery = HandlerDelivery.resolve(isolation: isolation)
       let handler = adaptHandler(changeHandler)
-      return objects.map { register($0, keyPath, options, delivery, adaptedHandler: handler) }
+      return objects.map { object in
+        register(object, keyPath, options, delivery, adaptedHandler: handler)
+      }
     }
   #endif
 }
