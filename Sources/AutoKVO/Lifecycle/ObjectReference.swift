@@ -59,6 +59,16 @@ struct ObjectReference: @unchecked Sendable {  // immutable; the weak load is at
       Unmanaged<AnyObject>.fromOpaque(retained).takeRetainedValue(), to: Object.self)
   }
 
+  /// Whether the object's deallocation has begun, asked by a caller that holds `object`, this
+  /// reference's object, strongly: the answer ``load(as:)`` would give, without a retain.
+  @inline(__always)
+  func isDeallocating(_ object: AnyObject) -> Bool {
+    if let box {
+      return box.object == nil
+    }
+    return autokvo_is_deallocating(Unmanaged.passUnretained(object).toOpaque())
+  }
+
   /// Gives back the unowned count, or the box. Called once, by the owner's `deinit`.
   func release() {
     if bits & Self.boxTag != 0 {

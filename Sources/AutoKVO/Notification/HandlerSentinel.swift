@@ -210,8 +210,13 @@ final class HandlerSentinel<Observer: AnyObject, Object: KeyValueObservable, Val
       return scheduleSetterChange(values)
     }
     // Only raw pointers and the value type's identity are handled here: this code runs
-    // unspecialized, and the handler's adapter builds the change where it is specialized.
-    guard observation.isActive, let observer, let root else { return }
+    // unspecialized, and the handler's adapter builds the change where it is specialized. The
+    // setter holds `object`, the root, strongly for the whole call: it is handed on as it is,
+    // unless its deallocation has begun (a set inside its `deinit`), without a retain.
+    guard observation.isActive, !rootReference.isDeallocating(object), let observer else {
+      return
+    }
+    let root = unsafeDowncast(object, to: Object.self)
     let input = HandlerInput(
       oldValue: options.contains(.old) ? values.oldValue : nil,
       newValue: options.contains(.new) ? values.newValue : nil)

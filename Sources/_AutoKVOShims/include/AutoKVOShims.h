@@ -79,15 +79,18 @@ static inline intptr_t autokvo_atomic_add(intptr_t *_Nonnull word, intptr_t delt
   return __atomic_add_fetch(word, delta, __ATOMIC_ACQ_REL);
 }
 
-// Three entry points of the Swift runtime, which Swift exposes no API for: holding an object's
-// memory without keeping the object alive (an unowned reference count), and retaining it only if
-// its deallocation has not begun. They are part of the Swift runtime's stable ABI, exported by
-// libswiftCore with these C signatures on every Apple OS since Swift 5.0 (which all the deployment
-// targets this package declares run) and by every Linux toolchain; compiled code calls them to
-// implement `unowned` references. Valid for native Swift objects only, never for Objective-C ones.
+// Four entry points of the Swift runtime, which Swift exposes no API for: holding an object's
+// memory without keeping the object alive (an unowned reference count), retaining it only if its
+// deallocation has not begun, and asking whether it has begun. They are part of the Swift
+// runtime's stable ABI, exported by libswiftCore with these C signatures (the runtime's
+// HeapObject.h) on every Apple OS since Swift 5.0 (which all the deployment targets this package
+// declares run) and by every Linux toolchain. Compiled code calls the first three to implement
+// `unowned` references; the Objective-C interop of Apple's runtime calls the fourth. Valid for
+// native Swift objects only, never for Objective-C ones.
 extern void *_Nullable swift_tryRetain(void *_Nonnull object);
 extern void *_Nonnull swift_unownedRetain(void *_Nonnull object);
 extern void swift_unownedRelease(void *_Nonnull object);
+extern _Bool swift_isDeallocating(void *_Nonnull object);
 
 /// Retains a native Swift object unless its deinitialization has begun; returns it, or NULL.
 static inline void *_Nullable autokvo_try_retain(void *_Nonnull object) {
@@ -102,6 +105,12 @@ static inline void autokvo_unowned_retain(void *_Nonnull object) {
 
 static inline void autokvo_unowned_release(void *_Nonnull object) {
   swift_unownedRelease(object);
+}
+
+/// Whether a native Swift object's deinitialization has begun. The caller must hold a reference
+/// that keeps its memory allocated (a strong one, or an unowned count).
+static inline _Bool autokvo_is_deallocating(void *_Nonnull object) {
+  return swift_isDeallocating(object);
 }
 
 /// How many threads are recording key-path dependencies right now. Property getters read it on
