@@ -17,10 +17,11 @@ import _AutoKVOShims
 /// `KeyValueObservation` is `Sendable`: its state is guarded by a lock, so it may be cancelled
 /// or queried from any thread or actor. It retains neither side of the registration, nor the
 /// handler.
-// The lifecycle protocol (`end(_:)`, the registries' deinits and detaches, the check before each
-// delivery) is modelled in Tests/LifecycleModel/lifecycle.pml and checked in every interleaving by
-// .ci/model-check: a change to the protocol changes the model in the same commit.
 public final class KeyValueObservation: @unchecked Sendable {  // mutable state guarded by `lock`
+  // The lifecycle protocol (`end(_:)`, the registries' deinits and detaches, the check before each
+  // delivery) is modelled in Tests/LifecycleModel/lifecycle.pml and checked in every interleaving by
+  // .ci/model-check: a change to the protocol changes the model in the same commit.
+
   // The lifecycle, as `RegistrationLifecycle.word`. Written only under `lock`, with a release
   // store; read under `lock`, or without it by the "still active?" check before each delivery
   // (`isActive`), with an acquire load. It must stay the first stored property: it is accessed
