@@ -137,8 +137,9 @@
         )
         return .refused()
       }
+      guard let observerRegistry = registryForObserving else { return .refused() }
       return FoundationObservationRouter.shared.registerTyped(
-        observer: self, observerRegistry: registryForObserving, object: object,
+        observer: self, observerRegistry: observerRegistry, object: object,
         keyPath: keyPathString, options: options, delivery: delivery, changeHandler: changeHandler)
     }
 
@@ -189,8 +190,11 @@
       guard let keyPathString = keyPath._kvcKeyPathString else {
         return register(object, keyPath, options, delivery, changeHandler)
       }
+      guard let observerRegistry = stableObservationRegistry(toBeUsedTo: "observe with") else {
+        return .refused()
+      }
       return FoundationObservationRouter.shared.registerTyped(
-        observer: self, observerRegistry: observationRegistry, object: object,
+        observer: self, observerRegistry: observerRegistry, object: object,
         keyPath: keyPathString, options: options, delivery: delivery,
         changeHandler: changeHandler)
     }
@@ -224,9 +228,10 @@
       options: NSKeyValueObservingOptions = [],
       context: UnsafeMutableRawPointer? = nil
     ) -> KeyValueObservation {
-      FoundationObservationRouter.shared.register(
+      guard let observerRegistry = registryForObserving else { return .refused() }
+      return FoundationObservationRouter.shared.register(
         observer: self,
-        observerRegistry: registryForObserving,
+        observerRegistry: observerRegistry,
         object: object,
         keyPath: keyPath,
         options: options,

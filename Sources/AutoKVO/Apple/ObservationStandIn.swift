@@ -42,10 +42,11 @@
 
   extension KeyValueObserver {
     /// The registry that owns this observer's sentinels: its own when it is
-    /// ``KeyValueObservable``, otherwise its associated stand-in's.
-    var registryForObserving: ObservationRegistry {
+    /// ``KeyValueObservable`` (`nil`, after a diagnostic, when that one is computed), otherwise
+    /// its associated stand-in's.
+    var registryForObserving: ObservationRegistry? {
       if let observable = self as? any KeyValueObservable {
-        return observable.observationRegistry
+        return observable.stableObservationRegistry(toBeUsedTo: "observe with")
       }
       return ObservationStandIn.standIn(for: self).observationRegistry
     }

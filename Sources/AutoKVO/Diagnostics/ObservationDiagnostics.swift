@@ -20,6 +20,10 @@ public struct ObservationDiagnostic: Sendable, CustomStringConvertible {
     /// A collection change named indexes outside the collection; it was delivered as a
     /// `.setting` change of the whole collection instead.
     case indexesOutOfRange
+    /// A class's `observationRegistry` returned a different ``ObservationRegistry`` on two reads:
+    /// it is computed, so every registration would be lost with the registry it made. It must be
+    /// a stored constant. Nothing was registered; the returned handle is already cancelled.
+    case unstableRegistry
   }
 
   /// What went wrong.

@@ -115,13 +115,14 @@ final class HandlerSentinel<Observer: AnyObject, Object: KeyValueObservable, Val
   /// `keyPath` on `object` under a recorder (``DependencyRecorder/evaluate(_:on:)``) returned: the
   /// caller evaluates, so that it can do so in the user's module.
   ///
-  /// `object`'s registry takes ownership of the observed-side sentinel and `observerRegistry` of
+  /// `objectRegistry`, `object`'s, takes ownership of the observed-side sentinel and `observerRegistry` of
   /// the observer-side one; the registration ends, exactly once, when either registry is released
   /// or the handle is cancelled. Neither side is retained.
   static func register(
     observer: Observer,
     observerRegistry: ObservationRegistry,
     object: Object,
+    objectRegistry: ObservationRegistry,
     keyPath: KeyPath<Object, Value>,
     options: ObservationOptions,
     delivery: HandlerDelivery,
@@ -147,7 +148,6 @@ final class HandlerSentinel<Observer: AnyObject, Object: KeyValueObservable, Val
     // Both objects are alive for the whole call (the caller holds them), so both registries are
     // too; the registration knows both before either holds a sentinel, so it can never be ended
     // half-built.
-    let objectRegistry = object.observationRegistry
     observation.attachUnpublished(
       observedRegistry: objectRegistry, observerRegistry: observerRegistry)
     objectRegistry.attach(sentinel)

@@ -63,3 +63,26 @@ extension KeyValueObservable {
     []
   }
 }
+
+extension KeyValueObservable {
+  /// This object's registry, read twice: `nil`, after a diagnostic, when the two reads return
+  /// different registries. A computed `observationRegistry` (what the compiler's "add stubs"
+  /// fix-it suggests, filled in as `{ ObservationRegistry() }`) makes a new registry on every
+  /// read, which would end every registration as soon as it is made, silently.
+  ///
+  /// - Parameter role: How the registration uses the object, for the message: "observe with",
+  ///   "observe".
+  func stableObservationRegistry(toBeUsedTo role: String) -> ObservationRegistry? {
+    let registry = observationRegistry
+    guard observationRegistry === registry else {
+      ObservationDiagnostics.report(
+        .unstableRegistry,
+        "\(Self.self).observationRegistry returned a different ObservationRegistry on each read, "
+          + "so AutoKVO cannot \(role) it and registered nothing. Declare it as a stored "
+          + "constant: `let observationRegistry = ObservationRegistry()`."
+      )
+      return nil
+    }
+    return registry
+  }
+}

@@ -160,10 +160,13 @@ extension KeyValueObservable {
     currentValue: Value,
     accesses: [DependencyRecorder.Access]
   ) -> KeyValueObservation {
-    HandlerSentinel.register(
-      observer: self, observerRegistry: observationRegistry, object: object, keyPath: keyPath,
-      options: options, delivery: delivery, handler: changeHandler,
-      currentValue: currentValue, accesses: accesses)
+    guard let observerRegistry = stableObservationRegistry(toBeUsedTo: "observe with"),
+      let objectRegistry = object.stableObservationRegistry(toBeUsedTo: "observe")
+    else { return .refused() }
+    return HandlerSentinel.register(
+      observer: self, observerRegistry: observerRegistry, object: object,
+      objectRegistry: objectRegistry, keyPath: keyPath, options: options, delivery: delivery,
+      handler: changeHandler, currentValue: currentValue, accesses: accesses)
   }
 
   #if !canImport(ObjectiveC) || canImport(Synchronization)

@@ -97,6 +97,70 @@ struct BadInputTests {
     #expect(diagnostics.messages.first?.contains("Person") == true)
   }
 
+  @Test(
+    "A computed observationRegistry on the observed object is reported; nothing is registered and every count agrees"
+  )
+  func computedRegistryOnObservedObject() {
+    let diagnostics = DiagnosticsRecorder()
+    defer { diagnostics.restore() }
+    let forgetful = ForgetfulPerson()
+    let watcher = Watcher()
+    var calls = 0
+    let observation = watcher.autoObserve(forgetful, keyPath: \.name, options: [.initial, .new]) {
+      _, _, _ in calls += 1
+    }
+    forgetful.name = "Bea"
+    #expect(calls == 0)
+    #expect(observation.isCancelled)
+    #expect(diagnostics.kinds == [.unstableRegistry])
+    #expect(diagnostics.messages.first?.contains("ForgetfulPerson.observationRegistry") == true)
+    #expect(
+      diagnostics.messages.first?.contains("let observationRegistry = ObservationRegistry()")
+        == true)
+    #expect(watcher.activeObservations.isEmpty)
+    #expect(watcher.observationRegistry.observingCount == 0)
+    #expect(watcher.stopObservingAll() == 0)
+  }
+
+  @Test(
+    "A computed observationRegistry on the observer is reported; nothing is registered and every count agrees"
+  )
+  func computedRegistryOnObserver() {
+    let diagnostics = DiagnosticsRecorder()
+    defer { diagnostics.restore() }
+    let person = Person()
+    let forgetful = ForgetfulWatcher()
+    var calls = 0
+    let observation = forgetful.autoObserve(person, keyPath: \.name, options: [.initial, .new]) {
+      _, _, _ in calls += 1
+    }
+    person.name = "Bea"
+    #expect(calls == 0)
+    #expect(observation.isCancelled)
+    #expect(diagnostics.kinds == [.unstableRegistry])
+    #expect(diagnostics.messages.first?.contains("ForgetfulWatcher.observationRegistry") == true)
+    #expect(person.observationRegistry.observerCount == 0)
+    #expect(forgetful.activeObservations.isEmpty)
+    #expect(forgetful.stopObservingAll() == 0)
+  }
+
+  @Test(
+    "A computed observationRegistry is reported by the classic callback form and by changes(for:) too"
+  )
+  func computedRegistryOtherForms() async {
+    let diagnostics = DiagnosticsRecorder()
+    let forgetful = ForgetfulPerson()
+    let inspector = ClassicInspector()
+    let observation = inspector.autoObserve(forgetful, keyPath: \.name, options: [.new])
+    #expect(observation.isCancelled)
+    #expect(inspector.activeObservations.isEmpty)
+    var iterator = forgetful.changes(for: \.name).makeAsyncIterator()
+    #expect(diagnostics.kinds == [.unstableRegistry, .unstableRegistry])
+    diagnostics.restore()
+    // The sequence's registration was refused: it finishes at once instead of waiting forever.
+    #expect(await iterator.next() == nil)
+  }
+
   @Test("A key path excluded from automatic notification is not reported: it is notified by hand")
   func manualKeyPathIsNotReported() {
     let diagnostics = DiagnosticsRecorder()
@@ -169,4 +233,22 @@ final class DyingRegistrar: KeyValueObservable, @unchecked Sendable {  // single
       w.record("initial")
     }
   }
+}
+
+/// What the compiler's "add stubs" fix-it leads to: a registry made anew on every read.
+private final class ForgetfulPerson: KeyValueObservable {
+  var observationRegistry: ObservationRegistry { ObservationRegistry() }
+  @Observed var name = "Ann"
+}
+
+private final class ForgetfulWatcher: KeyValueObservable {
+  var observationRegistry: ObservationRegistry { ObservationRegistry() }
+}
+
+private final class ClassicInspector: KeyValueObserving {
+  let observationRegistry = ObservationRegistry()
+  func observeValue(
+    forKeyPath keyPath: AnyKeyPath, of object: AnyObject, change: AnyKeyValueChange,
+    context: UnsafeMutableRawPointer?
+  ) {}
 }
