@@ -11,12 +11,12 @@ enum CollectionChanges {
     at indexes: IndexSet,
     of array: [Element],
     keyPath: AnyKeyPath,
-    objectType: Any.Type
+    object: AnyObject
   ) -> ChangeDescriptor {
     guard kind != .setting else { return .setting(keyPath) }
     let limit = kind == .insertion ? array.count + indexes.count : array.count
     guard (indexes.last ?? -1) < limit, (indexes.first ?? 0) >= 0 else {
-      reportOutOfRange(kind, indexes, count: array.count, keyPath: keyPath, objectType: objectType)
+      reportOutOfRange(kind, indexes, count: array.count, keyPath: keyPath, object: object)
       return .setting(keyPath)
     }
     var descriptor = ChangeDescriptor(keyPath: keyPath, kind: kind, indexes: indexes)
@@ -30,7 +30,7 @@ enum CollectionChanges {
   static func completeArrayChange<Element>(
     _ descriptor: inout ChangeDescriptor,
     with array: [Element],
-    objectType: Any.Type
+    object: AnyObject
   ) {
     guard descriptor.kind == .insertion || descriptor.kind == .replacement,
       let indexes = descriptor.indexes
@@ -38,7 +38,7 @@ enum CollectionChanges {
     guard (indexes.last ?? -1) < array.count else {
       reportOutOfRange(
         descriptor.kind, indexes, count: array.count, keyPath: descriptor.keyPath,
-        objectType: objectType)
+        object: object)
       return
     }
     descriptor.newElements = indexes.map { array[$0] }
@@ -73,12 +73,13 @@ enum CollectionChanges {
     _ indexes: IndexSet,
     count: Int,
     keyPath: AnyKeyPath,
-    objectType: Any.Type
+    object: AnyObject
   ) {
     ObservationDiagnostics.report(
       .indexesOutOfRange,
-      "\(kind) at indexes \(Array(indexes)) of \(keyPath) on \(objectType), which has \(count) "
-        + "elements: the indexes are out of range; observers receive a .setting change instead."
+      "\(kind) at indexes \(Array(indexes)) of \(PropertyNames.describe(keyPath, on: object)), "
+        + "which has \(count) elements: the indexes are out of range; observers receive a "
+        + ".setting change instead."
     )
   }
 }

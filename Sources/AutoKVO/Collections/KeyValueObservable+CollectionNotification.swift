@@ -23,7 +23,7 @@ extension KeyValueObservable {
   ) {
     let descriptor = CollectionChanges.arrayChange(
       kind, at: indexes, of: self[keyPath: keyPath],
-      keyPath: Dependencies.postedKeyPath(of: keyPath, on: self), objectType: Self.self)
+      keyPath: Dependencies.postedKeyPath(of: keyPath, on: self), object: self)
     observationRegistry.willChangeValue(of: self, descriptor)
   }
 
@@ -38,7 +38,7 @@ extension KeyValueObservable {
     observationRegistry.didChangeValue(of: self, keyPath: posted, calledKeyPath: keyPath) {
       descriptor in
       CollectionChanges.completeArrayChange(
-        &descriptor, with: self[keyPath: keyPath], objectType: Self.self)
+        &descriptor, with: self[keyPath: keyPath], object: self)
     }
   }
 

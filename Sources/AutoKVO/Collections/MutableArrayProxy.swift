@@ -129,7 +129,7 @@ public struct MutableArrayProxy<Object: KeyValueObservable, Element> {
     let limit = kind == .insertion ? count + indexes.count : count
     guard (indexes.first ?? 0) >= 0, (indexes.last ?? -1) < limit else {
       return CollectionChanges.reportOutOfRange(
-        kind, indexes, count: count, keyPath: keyPath, objectType: Object.self)
+        kind, indexes, count: count, keyPath: keyPath, object: object)
     }
     // Removed and replaced elements are released only after the change was delivered (see
     // `Observed`): their deinit may read the property.
@@ -145,12 +145,12 @@ public struct MutableArrayProxy<Object: KeyValueObservable, Element> {
     // finds its buffer uniquely referenced.
     let descriptor = CollectionChanges.arrayChange(
       kind, at: indexes, of: object[keyPath: keyPath], keyPath: propertyKeyPath ?? keyPath,
-      objectType: Object.self)
+      object: object)
     registry.performCollectionChange(of: object, descriptor) {
       mutateInPlace(mutation)
     } completeDescriptor: { descriptor in
       CollectionChanges.completeArrayChange(
-        &descriptor, with: object[keyPath: keyPath], objectType: Object.self)
+        &descriptor, with: object[keyPath: keyPath], object: object)
     }
   }
 
@@ -163,7 +163,8 @@ public struct MutableArrayProxy<Object: KeyValueObservable, Element> {
   private func reportCountMismatch(_ operation: String, indexes: IndexSet, elements: Int) {
     ObservationDiagnostics.report(
       .indexesOutOfRange,
-      "\(operation) at \(indexes.count) indexes of \(keyPath) on \(Object.self) with \(elements) "
+      "\(operation) at \(indexes.count) indexes of \(PropertyNames.describe(keyPath, on: object)) "
+        + "with \(elements) "
         + "elements: the counts differ; nothing was changed."
     )
   }

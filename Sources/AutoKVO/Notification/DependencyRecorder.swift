@@ -11,6 +11,8 @@ final class DependencyRecorder {
   struct Access {
     let object: any KeyValueObservable
     let keyPath: AnyKeyPath
+    /// The read property's identity: what a diagnostic names it by (`PropertyNames`).
+    let property: ObservedProperty?
   }
 
   @usableFromInline
@@ -65,9 +67,13 @@ final class DependencyRecorder {
 
   /// Records a read of `keyPath` of `object` in this thread's recording, if there is one.
   @usableFromInline
-  static func noteAccessWhileRecording(object: any KeyValueObservable, keyPath: AnyKeyPath) {
+  static func noteAccessWhileRecording(
+    object: any KeyValueObservable,
+    keyPath: AnyKeyPath,
+    property: ObservedProperty?
+  ) {
     guard let raw = autokvo_thread_recorder() else { return }  // another thread is recording
     let recorder = Unmanaged<DependencyRecorder>.fromOpaque(raw).takeUnretainedValue()
-    recorder.accesses.append(Access(object: object, keyPath: keyPath))
+    recorder.accesses.append(Access(object: object, keyPath: keyPath, property: property))
   }
 }

@@ -133,12 +133,17 @@ final class HandlerSentinel<Observer: AnyObject, Object: KeyValueObservable, Val
     let dependencies = Dependencies.discover(
       root: object, keyPath: keyPath, value: currentValue, accesses: accesses)
     if dependencies.isEmpty && type(of: object).automaticallyNotifiesObservers(for: keyPath) {
+      // A key path that reads no @Observed property is computed (or a plain stored property):
+      // when it cannot be named, the registration is told by its types and value type.
+      let named = PropertyNames.name(of: keyPath, on: object).map { "keyPath: \($0)" }
       ObservationDiagnostics.report(
         .keyPathNeverNotifies,
-        "autoObserve(_:keyPath: \(keyPath)) on \(Object.self) reads no @Observed property and "
-          + "declares no keyPathsForValuesAffecting(_:); it will only notify through "
-          + "willChangeValue(for:)/didChangeValue(for:). Mark what it reads @Observed, or return "
-          + "false from automaticallyNotifiesObservers(for:) for it if you notify it by hand."
+        "autoObserve(_:\(named ?? "keyPath:")) of \(type(of: object)) by \(Observer.self)"
+          + (named == nil ? ", a key path to a \(Value.self) AutoKVO cannot name," : "")
+          + " reads no @Observed property and declares no keyPathsForValuesAffecting(_:); it will "
+          + "only notify through willChangeValue(for:)/didChangeValue(for:). Mark what it reads "
+          + "@Observed, or return false from automaticallyNotifiesObservers(for:) for it if you "
+          + "notify it by hand."
       )
     }
     let sentinel = HandlerSentinel(

@@ -191,7 +191,8 @@ extension ObservationRegistry {
     guard let pending else {
       ObservationDiagnostics.report(
         .unmatchedDidChange,
-        "didChangeValue(for: \(calledKeyPath ?? keyPath)) on \(type(of: object)) has no matching "
+        "didChangeValue(for: \(describe(calledKeyPath ?? keyPath, posted: keyPath, on: object))) "
+          + "has no matching "
           + "willChangeValue(for:) on this thread; no notification was sent."
       )
       return
@@ -220,5 +221,13 @@ extension ObservationRegistry {
     notifications.forEachElement { notification in
       notification.sentinel.didChange(of: object, descriptor, token: notification.token)
     }
+  }
+
+  /// The name of the property a caller's key path names, for a diagnostic: by the caller's key
+  /// path, or else by the key path its changes are posted under (an inherited `@Observed` property
+  /// named through a subclass is named by its declaration, `Base.items`).
+  private func describe(_ called: AnyKeyPath, posted: AnyKeyPath, on object: AnyObject) -> String {
+    PropertyNames.name(of: called, on: object) ?? PropertyNames.name(of: posted, on: object)
+      ?? String(describing: called)
   }
 }

@@ -136,20 +136,27 @@ public struct Observed<Value> {
     }
     guard DependencyRecorder.isRecordingOnThisThread else { return }
     let registry = object.observationRegistry
-    if registry.withPropertyLock({ object[keyPath: storageKeyPath].property == nil }) {
+    var property = registry.withPropertyLock { object[keyPath: storageKeyPath].property }
+    if property == nil {
       // Asked before taking the lock: the class's answer is its own code.
       let notifiesAutomatically = type(of: object).automaticallyNotifiesObservers(
         for: wrappedKeyPath)
-      registry.withPropertyLock {
+      property = registry.withPropertyLock {
         // Another thread may have made it meanwhile; the first one made stays.
         if object[keyPath: storageKeyPath].property == nil {
           object[keyPath: storageKeyPath].property = registry.makePropertyWhileLocked(
             keyPath: wrappedKeyPath, notifiesAutomatically: notifiesAutomatically)
         }
+        return object[keyPath: storageKeyPath].property
       }
     }
-    DependencyRecorder.noteAccessWhileRecording(object: object, keyPath: wrappedKeyPath)
+    DependencyRecorder.noteAccessWhileRecording(
+      object: object, keyPath: wrappedKeyPath, property: property)
   }
 }
 
 extension Observed: Sendable where Value: Sendable {}
+
+extension Observed: ObservedStorage {
+  var observedProperty: ObservedProperty? { property }
+}

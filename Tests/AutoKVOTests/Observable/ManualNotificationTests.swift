@@ -52,8 +52,29 @@ struct ManualNotificationTests {
     account.didChangeValue(for: \.balance)
     #expect(watcher.log.isEmpty)
     #expect(diagnostics.kinds == [.unmatchedDidChange])
-    #expect(diagnostics.messages.first?.contains("Account") == true)
-    #expect(diagnostics.messages.first?.contains(String(describing: \Account.balance)) == true)
+    // Named as declared, not as the key path describes itself (`\Account.<computed 0x…>`).
+    #expect(diagnostics.messages.first?.contains("didChangeValue(for: Account.balance)") == true)
+    #expect(diagnostics.messages.first?.contains("<computed") == false)
+  }
+
+  @Test("A lone didChangeValue of a plain stored property names it too")
+  func loneDidChangeOfStoredProperty() {
+    let diagnostics = DiagnosticsRecorder()
+    defer { diagnostics.restore() }
+    let account = Account()
+    account.didChangeValue(for: \.note)
+    #expect(diagnostics.kinds == [.unmatchedDidChange])
+    #expect(diagnostics.messages.first?.contains("didChangeValue(for: Account.note)") == true)
+  }
+
+  @Test("A lone didChangeValue of an inherited property names it by its declaration")
+  func loneDidChangeOfInheritedProperty() {
+    let diagnostics = DiagnosticsRecorder()
+    defer { diagnostics.restore() }
+    let derived = NamedSubclass()
+    derived.didChangeValue(for: \NamedSubclass.name)
+    #expect(diagnostics.kinds == [.unmatchedDidChange])
+    #expect(diagnostics.messages.first?.contains("didChangeValue(for: PersonBase.name)") == true)
   }
 
   @Test("Nested will/did pairs for different keys deliver one notification per key")
@@ -86,3 +107,5 @@ struct ManualNotificationTests {
       watcher.log.isEmpty, "the registration came after will; it is not notified of this change")
   }
 }
+
+private final class NamedSubclass: PersonBase, @unchecked Sendable {}  // single-threaded tests

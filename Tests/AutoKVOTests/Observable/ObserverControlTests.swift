@@ -94,7 +94,24 @@ struct BadInputTests {
     let watcher = Watcher()
     watcher.autoObserve(person, keyPath: \.observationRegistry.observerCount) { _, _, _ in }
     #expect(diagnostics.kinds == [.keyPathNeverNotifies])
-    #expect(diagnostics.messages.first?.contains("Person") == true)
+    // No name exists at run time for this computed key path: the registration is named by its
+    // object's type, its observer's type and the value type.
+    let message = diagnostics.messages.first ?? ""
+    #expect(message.contains("of Person by Watcher"))
+    #expect(message.contains("a key path to a Int"))
+    #expect(!message.contains("<computed"))
+  }
+
+  @Test("A plain stored property that can never notify is reported by its name")
+  func neverNotifiesNamesStoredProperty() {
+    let diagnostics = DiagnosticsRecorder()
+    defer { diagnostics.restore() }
+    let holder = PlainHolder()
+    let watcher = Watcher()
+    watcher.autoObserve(holder, keyPath: \.plain) { _, _, _ in }
+    #expect(diagnostics.kinds == [.keyPathNeverNotifies])
+    #expect(
+      diagnostics.messages.first?.contains("autoObserve(_:keyPath: PlainHolder.plain)") == true)
   }
 
   @Test(
@@ -187,6 +204,7 @@ struct BadInputTests {
     #expect(playlist.songs == ["a"])
     #expect(watcher.log.isEmpty)
     #expect(diagnostics.kinds == [.indexesOutOfRange, .indexesOutOfRange, .indexesOutOfRange])
+    #expect(diagnostics.messages.allSatisfy { $0.contains("of Playlist.songs") })
   }
 
   @Test("Out-of-range manual indexes are reported and delivered as a .setting of the whole array")
@@ -251,4 +269,9 @@ private final class ClassicInspector: KeyValueObserving {
     forKeyPath keyPath: AnyKeyPath, of object: AnyObject, change: AnyKeyValueChange,
     context: UnsafeMutableRawPointer?
   ) {}
+}
+
+private final class PlainHolder: KeyValueObservable {
+  let observationRegistry = ObservationRegistry()
+  var plain = 0
 }

@@ -1,0 +1,62 @@
+/// Names a property for a diagnostic as its declaration reads, `Person.name`, where the key path's
+/// own description would print `\Person.<computed 0x… (String)>`.
+///
+/// A stored property's key path describes itself by name. An `@Observed` property's key path is
+/// computed (the property wrapper's accessors), so its name is found in the object's storage: the
+/// key path is evaluated under a recorder, which tells the property's `ObservedProperty`, and
+/// the object's stored `_name` whose `Observed` holds that property gives the name. Any other
+/// computed key path has no name at run time: ``describe(_:on:)`` then falls back to the key path
+/// and the caller adds what it knows of the registration.
+enum PropertyNames {
+  /// `Type.property` for `keyPath` on `object`, or `nil` when it cannot be named.
+  static func name(of keyPath: AnyKeyPath, on object: AnyObject) -> String? {
+    let description = String(describing: keyPath)
+    guard description.contains("<computed") else {
+      return description.hasPrefix("\\") ? String(description.dropFirst()) : description
+    }
+    guard let observable = object as? any KeyValueObservable else { return nil }
+    let accesses = DependencyRecorder.record { (observable as Any)[keyPath: keyPath] }.accesses
+    guard accesses.count == 1, accesses[0].object === object, accesses[0].keyPath == keyPath,
+      let property = accesses[0].property,
+      let name = observedStorageName(of: property, in: observable)
+    else { return nil }
+    return "\(type(of: keyPath).rootType).\(name)"
+  }
+
+  /// The property's name if it has one, otherwise the key path as Swift describes it.
+  static func describe(_ keyPath: AnyKeyPath, on object: AnyObject) -> String {
+    name(of: keyPath, on: object) ?? String(describing: keyPath)
+  }
+
+  /// The name of the stored `@Observed` property of `object` that holds `property`, searched in
+  /// its class and superclasses. Under the registry's lock, which guards each storage's property;
+  /// reflection runs no user code there, except for a class that supplies its own mirror, which
+  /// is therefore not searched.
+  private static func observedStorageName(
+    of property: ObservedProperty,
+    in object: some KeyValueObservable
+  ) -> String? {
+    guard !(object is any CustomReflectable) else { return nil }
+    let registry = object.observationRegistry
+    return registry.withPropertyLock {
+      var mirror: Mirror? = Mirror(reflecting: object)
+      while let current = mirror {
+        for child in current.children {
+          if let label = child.label, label.hasPrefix("_"),
+            let storage = child.value as? any ObservedStorage, storage.observedProperty === property
+          {
+            return String(label.dropFirst())
+          }
+        }
+        mirror = current.superclassMirror
+      }
+      return nil
+    }
+  }
+}
+
+/// What reflection needs of an `@Observed` property's storage to tell which property it is.
+protocol ObservedStorage {
+  /// The storage's ``ObservedProperty``; read under the registry's lock.
+  var observedProperty: ObservedProperty? { get }
+}
