@@ -5,6 +5,69 @@ protocol ChainLinkOwner: AnyObject {
   func linkedObjectIsDeallocating()
 }
 
+/// A link of a key-path chain: an internal registration, with no observer side, on one object the
+/// chain goes through, which forwards that object's changes to the registration that owns the
+/// chain. Engine objects are linked by a ``ChainLinkSentinel``; on Apple platforms an `NSObject`
+/// is linked by a Foundation registration (`FoundationChainLink`).
+protocol ChainLink: AnyObject {
+  /// The link's own registration: its owner ends it when the chain no longer needs it.
+  var observation: KeyValueObservation { get }
+  /// The object this link forwards changes of, while it is alive.
+  var currentTarget: AnyObject? { get }
+  /// What of its object the link observes.
+  var linkedKey: ChainLinkKey { get }
+}
+
+/// What a chain link observes of its object.
+enum ChainLinkKey: Equatable {
+  /// `@Observed` properties (and declared dependencies) of an engine object, by key path.
+  case properties([AnyKeyPath])
+  /// One key of an object observed with Foundation's key-value observing.
+  case foundationKey(String)
+}
+
+/// One link a chain needs after an evaluation: an object and what of it to observe.
+struct ChainLinkTarget {
+  let object: AnyObject
+  let key: ChainLinkKey
+}
+
+/// The replacement of a chain's links after each evaluation, shared by every kind of chain.
+enum ChainLinks {
+  /// Keeps the links of `links` that still match a target and attaches one for each other
+  /// target, in the targets' order; returns the links no target matches, for the caller to end,
+  /// and the targets loaded from the old links, for the caller to release.
+  ///
+  /// Called under the owner's lifecycle lock, where the engine may take registry locks
+  /// (attaching new links) but never another lifecycle lock, so the retired links are ended after
+  /// it is released. The old links' targets, loaded from weak references, are returned so that
+  /// they are released after the lock too: a target that died on another thread meanwhile would
+  /// otherwise be released here, its deinit (user code, and its registry's deinit, which takes
+  /// lifecycle locks) running under the lock.
+  static func replace(
+    _ links: inout [any ChainLink],
+    with targets: [ChainLinkTarget],
+    attach: (ChainLinkTarget) -> any ChainLink
+  ) -> (retired: [any ChainLink], loadedTargets: [AnyObject?]) {
+    var retired = links
+    let loadedTargets = retired.map(\.currentTarget)
+    var retiredTargets = loadedTargets
+    var kept: [any ChainLink] = []
+    for target in targets {
+      if let index = retired.indices.first(where: {
+        retiredTargets[$0] === target.object && retired[$0].linkedKey == target.key
+      }) {
+        kept.append(retired.remove(at: index))
+        retiredTargets.remove(at: index)
+      } else {
+        kept.append(attach(target))
+      }
+    }
+    links = kept
+    return (retired, loadedTargets)
+  }
+}
+
 /// The observed-side sentinel of an internal registration on an intermediate object of a
 /// key-path chain (the dog in `\.dog.name`), which forwards that object's changes to the
 /// registration that owns it.
@@ -12,7 +75,7 @@ protocol ChainLinkOwner: AnyObject {
 /// Its owner ends it when the chain no longer reaches its object, or when the owner itself ends;
 /// the intermediate object's registry ends it when that object is deallocated, and the owner then
 /// evaluates its key path again. It has no observer side.
-final class ChainLinkSentinel: ObservedSentinel,
+final class ChainLinkSentinel: ObservedSentinel, ChainLink,
   @unchecked Sendable  // immutable after init; weak references load atomically
 {
   let observation: KeyValueObservation
@@ -40,27 +103,25 @@ final class ChainLinkSentinel: ObservedSentinel,
     self.linkedKeyPaths = keyPaths
   }
 
-  /// Creates a link for `target` and attaches it to the target's registry.
+  /// Creates a link observing `keyPaths` of `target` and attaches it to the target's registry.
   static func attach(
-    to target: Dependencies.LinkTarget,
+    to target: any KeyValueObservable,
+    keyPaths: [AnyKeyPath],
     owner: any ChainLinkOwner
   ) -> ChainLinkSentinel {
-    let registry = target.object.observationRegistry
-    let link = ChainLinkSentinel(target: target.object, keyPaths: target.keyPaths, owner: owner)
+    let registry = target.observationRegistry
+    let link = ChainLinkSentinel(target: target, keyPaths: keyPaths, owner: owner)
     link.observation.attachUnpublished(observedRegistry: registry, observerRegistry: nil)
     registry.attach(link)
     return link
   }
 
-  /// The object this link forwards changes of, while it is alive.
   var currentTarget: AnyObject? {
     target
   }
 
-  /// Whether this link already forwards exactly what `target` asks for, given its
-  /// ``currentTarget`` as loaded by the caller (who decides where that reference is released).
-  func matches(_ target: Dependencies.LinkTarget, currentTarget: AnyObject?) -> Bool {
-    currentTarget === target.object && linkedKeyPaths == target.keyPaths
+  var linkedKey: ChainLinkKey {
+    .properties(linkedKeyPaths)
   }
 
   var primaryKeyPath: AnyKeyPath? {

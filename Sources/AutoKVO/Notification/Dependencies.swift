@@ -13,6 +13,10 @@ struct Dependencies {
   struct LinkTarget {
     let object: any KeyValueObservable
     var keyPaths: [AnyKeyPath]
+
+    var chainLinkTarget: ChainLinkTarget {
+      ChainLinkTarget(object: object, key: .properties(keyPaths))
+    }
   }
 
   /// Whether the dependencies can change from one evaluation to the next, so that they must be

@@ -55,7 +55,7 @@ final class HandlerSentinel<Observer: AnyObject, Object: KeyValueObservable, Val
     /// dependency discovery. Guarded by the observed object's registry lock.
     var extraTriggers: [AnyKeyPath]
     /// The links this registration placed on other objects. Guarded by `observation`'s lock.
-    var links: [ChainLinkSentinel] = []
+    var links: [any ChainLink] = []
 
     init(delivery: HandlerDelivery, rediscovers: Bool, extraTriggers: [AnyKeyPath]) {
       self.delivery = delivery
@@ -377,29 +377,15 @@ final class HandlerSentinel<Observer: AnyObject, Object: KeyValueObservable, Val
     let triggers = Array(dependencies.rootTriggers.dropFirst())
     root.observationRegistry.updateTriggers(of: self) { uncommon.extraTriggers = triggers }
 
-    // Under the lifecycle lock the engine may take registry locks (attaching new links), never
-    // another lifecycle lock: retired links are ended after it is released. The links' targets,
-    // loaded from weak references, are returned too, so that they are released after the lock:
-    // a target that died on another thread meanwhile would otherwise be released here, its deinit
-    // (user code, and its registry's deinit, which takes lifecycle locks) running under the lock.
+    // Under the lifecycle lock; see `ChainLinks.replace` for what is ended and released after it.
     let (retired, targetsLoadedUnderLock) = observation.withLock {
-      () -> ([ChainLinkSentinel], [AnyObject?]) in
-      var retired = uncommon.links
-      let targets = retired.map(\.currentTarget)
-      var retiredTargets = targets
-      var kept: [ChainLinkSentinel] = []
-      for target in dependencies.links {
-        if let index = retired.indices.first(where: {
-          retired[$0].matches(target, currentTarget: retiredTargets[$0])
-        }) {
-          kept.append(retired.remove(at: index))
-          retiredTargets.remove(at: index)
-        } else {
-          kept.append(ChainLinkSentinel.attach(to: target, owner: self))
-        }
+      ChainLinks.replace(&uncommon.links, with: dependencies.links.map(\.chainLinkTarget)) {
+        target in
+        guard case .properties(let keyPaths) = target.key,
+          let object = target.object as? any KeyValueObservable
+        else { preconditionFailure("an engine chain links engine objects only: \(target)") }
+        return ChainLinkSentinel.attach(to: object, keyPaths: keyPaths, owner: self)
       }
-      uncommon.links = kept
-      return (retired, targets)
     }
     withExtendedLifetime(targetsLoadedUnderLock) {}
     for link in retired {
