@@ -1,0 +1,105 @@
+import Foundation
+import _AutoKVOShims
+
+/// A link of a chain through an object observed with Foundation's key-value observing: one
+/// registration for one key of that object, with no observer side, which forwards the key's
+/// changes to the chain's owner.
+///
+/// The object's registry (its stand-in's) owns it, so the object's deallocation ends it, on the
+/// deallocating thread; its owner ends it when the chain no longer goes through the object. Only
+/// ever removed from Foundation by the object's own deallocation or by a thread holding the
+/// object: a hop is never removed from another object's deallocation.
+// @unchecked Sendable: `pendingTokens` is guarded by its lock; the rest is immutable after init,
+// and weak references load atomically.
+final class FoundationChainLink: ObservedSentinel, ChainLink, @unchecked Sendable {
+  let observation = KeyValueObservation()
+
+  /// Weak, for the reasons ``ChainLinkSentinel``'s target is.
+  private weak var target: AnyObject?
+
+  /// Weak: the owner holds its links strongly and ends them from its `deinit`; a notification
+  /// may reach a link while its owner is being deallocated, and is then dropped.
+  private weak var owner: (any ChainLinkOwner)?
+
+  private let key: String
+
+  /// Undoes the Foundation registration on the live object; set once, before the link is shared.
+  private var detach: (@Sendable (AnyObject) -> Void)?
+
+  /// The tokens of the prior notifications whose after notification has not come yet, per
+  /// thread, innermost last: Foundation sends the two of one change on the changing thread, and
+  /// a handler may change the key again in between (nested changes).
+  private let pendingTokens = LockedValue<[(thread: UnsafeRawPointer, token: Any?)]>([])
+
+  private init(target: AnyObject, key: String, owner: any ChainLinkOwner) {
+    self.target = target
+    self.key = key
+    self.owner = owner
+  }
+
+  deinit {
+    // Released outside every AutoKVO lock, after the registration ended. The strong load
+    // succeeds only if the object has not begun deallocating, and then it cannot begin until the
+    // reference is dropped; otherwise its own deallocation removes the Foundation registration.
+    if let target, let detach { detach(target) }
+  }
+
+  /// Creates a link for `key` of `object`, attaches it to the object's registry and registers it
+  /// with the platform.
+  static func attach(
+    to object: AnyObject,
+    key: String,
+    owner: any ChainLinkOwner,
+    platform: any FoundationKeyObserving
+  ) -> FoundationChainLink {
+    let link = FoundationChainLink(target: object, key: key, owner: owner)
+    let registry = platform.registry(of: object)
+    link.observation.attachUnpublished(observedRegistry: registry, observerRegistry: nil)
+    registry.attach(link)
+    link.detach = platform.observe(object, key: key, for: link)
+    return link
+  }
+
+  var currentTarget: AnyObject? {
+    target
+  }
+
+  var linkedKey: ChainLinkKey {
+    .foundationKey(key)
+  }
+
+  // No change the engine posts concerns a Foundation link: its changes come from the platform.
+  var primaryKeyPath: AnyKeyPath? { nil }
+
+  func isTriggered(by keyPath: AnyKeyPath) -> Bool { false }
+
+  func willChange(of object: AnyObject, _ change: ChangeDescriptor) -> Any? { nil }
+
+  func didChange(of object: AnyObject, _ change: ChangeDescriptor, token: Any?) {}
+
+  func observedObjectIsDeallocating() {
+    observation.end(.observedDeallocated)
+    owner?.linkedObjectIsDeallocating()
+  }
+
+  /// Foundation's prior notification: the key is about to change.
+  func objectWillChange() {
+    // A retired link may still be registered for a moment: its changes no longer concern the
+    // owner.
+    guard observation.isActive else { return }
+    let token = owner?.linkedObjectWillChange()
+    let thread = autokvo_thread_identity()
+    pendingTokens.withLock { $0.append((thread, token)) }
+  }
+
+  /// Foundation's after notification: the key changed.
+  func objectDidChange() {
+    let thread = autokvo_thread_identity()
+    let token = pendingTokens.withLock { pending -> Any?? in
+      guard let index = pending.lastIndex(where: { $0.thread == thread }) else { return nil }
+      return pending.remove(at: index).token
+    }
+    guard observation.isActive else { return }
+    owner?.linkedObjectDidChange(token: token ?? nil)
+  }
+}

@@ -1,0 +1,221 @@
+/// The observed-side sentinel of a registration whose key path has several keys through objects
+/// observed with Foundation's key-value observing (`\.currentItem?.status`,
+/// `"currentItem.status"`): it holds one ``FoundationChainLink`` per key, each a one-key
+/// registration on the object it observes, and moves them as the path's objects change.
+///
+/// It is the owner of its links as a portable registration is of its ``ChainLinkSentinel``s, with
+/// the same ``ChainLinks`` replacement; what differs is how the path is read: one key at a time,
+/// with the platform's key-value coding, instead of under a recorder.
+///
+/// The root's registry (its stand-in's) owns it; no change the engine posts triggers it. When the
+/// root or the observer is deallocated the registration ends, and its links end with it, each on
+/// the object it observes. When an intermediate object is deallocated its link ends with it, and
+/// the path is read again: the leaf is then absent.
+// @unchecked Sendable: `links` is guarded by `observation`'s lock and the rest is immutable; the
+// handler runs where `delivery` says.
+final class FoundationChainSentinel<Observer: AnyObject, Root: AnyObject, Value>: ObservedSentinel,
+  ChainLinkOwner, @unchecked Sendable
+{
+  let observation = KeyValueObservation()
+
+  /// Both sides, held as the handler's sentinel holds them (see `ObjectReference`).
+  private let observerReference: ObjectReference
+  private let rootReference: ObjectReference
+  private var observer: Observer? { observerReference.load(as: Observer.self) }
+  private var root: Root? { rootReference.load(as: Root.self) }
+
+  private let keys: [String]
+  private let options: ObservationOptions
+  private let delivery: HandlerDelivery
+  private let platform: any FoundationKeyObserving
+  /// Reads the whole path from the root: the typed key path, or key-value coding's.
+  private let evaluate: (Root) -> Value
+  private let handler: (Observer, Root, KeyValueChange<Value>) -> Void
+
+  /// Guarded by `observation`'s lock.
+  private var links: [any ChainLink] = []
+
+  private init(
+    observer: Observer,
+    root: Root,
+    keys: [String],
+    options: ObservationOptions,
+    delivery: HandlerDelivery,
+    platform: any FoundationKeyObserving,
+    evaluate: @escaping (Root) -> Value,
+    handler: @escaping (Observer, Root, KeyValueChange<Value>) -> Void
+  ) {
+    observerReference = ObjectReference(observer)
+    rootReference = ObjectReference(root)
+    self.keys = keys
+    self.options = options
+    self.delivery = delivery
+    self.platform = platform
+    self.evaluate = evaluate
+    self.handler = handler
+  }
+
+  deinit {
+    // The registration has ended: its links end with it, outside every lock.
+    for link in links {
+      link.observation.end(.cancelled)
+    }
+    observerReference.release()
+    rootReference.release()
+  }
+
+  /// Registers `handler` for the changes of the value `keys` reach from `root`, and returns the
+  /// registration; `nil` after a diagnostic when the path cannot be observed (a collection
+  /// operator, or a path through a collection). Neither side is retained.
+  static func register(
+    observer: Observer,
+    observerRegistry: ObservationRegistry,
+    root: Root,
+    keys: [String],
+    options: ObservationOptions,
+    delivery: HandlerDelivery,
+    platform: any FoundationKeyObserving,
+    evaluate: @escaping (Root) -> Value,
+    handler: @escaping (Observer, Root, KeyValueChange<Value>) -> Void
+  ) -> KeyValueObservation {
+    let path = keys.joined(separator: ".")
+    if let unsupported = unsupportedReason(keys: keys, root: root, platform: platform) {
+      ObservationDiagnostics.report(
+        .unsupportedKeyPath,
+        "'\(path)' of \(type(of: root)) \(unsupported), so nothing was registered. Observe the "
+          + "collection itself, or each of its elements with its own registration."
+      )
+      return .refused()
+    }
+    let sentinel = FoundationChainSentinel(
+      observer: observer, root: root, keys: keys, options: options, delivery: delivery,
+      platform: platform, evaluate: evaluate, handler: handler)
+    let observation = sentinel.observation
+    // As in `HandlerSentinel.register`: both sides are alive for the whole call, and the
+    // registration knows both registries before either holds a sentinel.
+    let rootRegistry = platform.registry(of: root)
+    observation.attachUnpublished(
+      observedRegistry: rootRegistry, observerRegistry: observerRegistry)
+    rootRegistry.attach(sentinel)
+    observerRegistry.attach(ObserverSentinel(observation: observation))
+    sentinel.replaceLinks(root: root)
+    if options.contains(.initial) {
+      let change = KeyValueChange(
+        kind: .setting, newValue: options.contains(.new) ? evaluate(root) : nil)
+      delivery.whileRegistering { sentinel.deliver(change) }
+    }
+    return observation
+  }
+
+  /// Why the path cannot be observed one key at a time, or `nil`: a collection operator
+  /// (`@count`, `@sum`), or an object on the path that is a collection.
+  private static func unsupportedReason(
+    keys: [String],
+    root: Root,
+    platform: any FoundationKeyObserving
+  ) -> String? {
+    if let key = keys.first(where: { $0.hasPrefix("@") }) {
+      return "uses the collection operator \(key), which AutoKVO does not observe"
+    }
+    var object: AnyObject? = root
+    for key in keys.dropLast() {
+      guard let current = object else { return nil }
+      let value = platform.value(of: current, forKey: key)
+      if isKeyValueCollection(value) {
+        return "goes through a collection at '\(key)', which AutoKVO does not observe"
+      }
+      object = value.map { $0 as AnyObject }
+    }
+    return nil
+  }
+
+  // MARK: ObservedSentinel: no change the engine posts concerns it.
+
+  var primaryKeyPath: AnyKeyPath? { nil }
+
+  func isTriggered(by keyPath: AnyKeyPath) -> Bool { false }
+
+  func willChange(of object: AnyObject, _ change: ChangeDescriptor) -> Any? { nil }
+
+  func didChange(of object: AnyObject, _ change: ChangeDescriptor, token: Any?) {}
+
+  // MARK: ChainLinkOwner
+
+  func linkedObjectWillChange() -> Any? {
+    guard options.contains(.old) || options.contains(.prior), let root else { return nil }
+    let oldValue = evaluate(root)
+    if options.contains(.prior) {
+      deliver(
+        KeyValueChange(
+          kind: .setting, oldValue: options.contains(.old) ? oldValue : nil, isPrior: true))
+    }
+    return options.contains(.old) ? oldValue as Any : nil
+  }
+
+  func linkedObjectDidChange(token: Any?) {
+    guard let root else { return }
+    replaceLinks(root: root)
+    var change = KeyValueChange<Value>(kind: .setting)
+    if let token {
+      change.oldValue = (token as! Value)
+    }
+    if options.contains(.new) {
+      change.newValue = evaluate(root)
+    }
+    deliver(change)
+  }
+
+  func linkedObjectIsDeallocating() {
+    // An object on the path is gone: the path now reads differently, typically to nil. Its old
+    // value cannot be read any more.
+    guard let root else { return }
+    if options.contains(.prior) {
+      deliver(KeyValueChange(kind: .setting, isPrior: true))
+    }
+    linkedObjectDidChange(token: nil)
+  }
+
+  // MARK: Links and delivery
+
+  /// Reads the path one key at a time and links each object it reaches, for the next key.
+  private func replaceLinks(root: Root) {
+    var targets: [ChainLinkTarget] = []
+    var object: AnyObject? = root
+    for (index, key) in keys.enumerated() {
+      guard let current = object else { break }
+      targets.append(ChainLinkTarget(object: current, key: .foundationKey(key)))
+      guard index < keys.count - 1 else { break }
+      let value = platform.value(of: current, forKey: key)
+      // A collection met after registration cannot be linked through: the leaf reads as absent
+      // until the path leads elsewhere.
+      object = isKeyValueCollection(value) ? nil : value.map { $0 as AnyObject }
+    }
+    let (retired, targetsLoadedUnderLock) = observation.withLock {
+      ChainLinks.replace(&links, with: targets) { target in
+        guard case .foundationKey(let key) = target.key else {
+          preconditionFailure("a Foundation chain links keys only: \(target)")
+        }
+        return FoundationChainLink.attach(
+          to: target.object, key: key, owner: self, platform: platform)
+      }
+    }
+    withExtendedLifetime(targetsLoadedUnderLock) {}
+    for link in retired {
+      link.observation.end(.cancelled)
+    }
+  }
+
+  private func deliver(_ change: KeyValueChange<Value>) {
+    guard case .synchronous = delivery else {
+      return delivery.run { self.deliverNow(change) }
+    }
+    deliverNow(change)
+  }
+
+  private func deliverNow(_ change: KeyValueChange<Value>) {
+    // Checked per call: nothing is delivered after cancel() returned, nor to either side once its
+    // deallocation has begun.
+    guard observation.isActive, let observer, let root else { return }
+    handler(observer, root, change)
+  }
+}
