@@ -114,6 +114,9 @@ final class FoundationChainSentinel<Observer: AnyObject, Root: AnyObject, Value>
     root: Root,
     platform: any FoundationKeyObserving
   ) -> String? {
+    if keys.contains(where: \.isEmpty) {
+      return "has an empty key"
+    }
     if let key = keys.first(where: { $0.hasPrefix("@") }) {
       return "uses the collection operator \(key), which AutoKVO does not observe"
     }

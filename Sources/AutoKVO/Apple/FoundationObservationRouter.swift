@@ -15,7 +15,8 @@
 
     static let shared = FoundationObservationRouter()
 
-    let registrations = RegistrationContextTable<Sentinel>()
+    /// Every registration's entry: a `Sentinel` or a `FoundationChainLink`.
+    let registrations = RegistrationContextTable<AnyObject>()
 
     override private init() {
       super.init()
@@ -29,10 +30,19 @@
     ) {
       // Every registration this router makes carries a context from `registrations`; nothing
       // else registers it, so an unknown context is a registration being torn down: drop it.
-      guard let context, let sentinel = registrations.entry(for: UInt(bitPattern: context)) else {
+      guard let context, let entry = registrations.entry(for: UInt(bitPattern: context)) else {
         return
       }
-      sentinel.deliver(change ?? [:])
+      if let sentinel = entry as? Sentinel {
+        sentinel.deliver(change ?? [:])
+      } else if let link = entry as? FoundationChainLink {
+        // Chain links register with `.prior`: the prior notification, then the after one.
+        if change?[.notificationIsPriorKey] as? Bool == true {
+          link.objectWillChange()
+        } else {
+          link.objectDidChange()
+        }
+      }
     }
 
     /// Registers `observer` for changes of the one-key `keyPath` of `object` with Foundation's
@@ -47,15 +57,16 @@
       delivery: HandlerDelivery,
       handler: @escaping (Observer, Object, [NSKeyValueChangeKey: Any]) -> Void
     ) -> KeyValueObservation {
-      guard !keyPath.contains(".") else {
-        ObservationDiagnostics.report(
-          .unsupportedKeyPath,
-          "AutoKVO observes one key per Foundation registration; '\(keyPath)' of "
-            + "\(type(of: object)) has several, so nothing was registered. Observe the first key, "
-            + "and from its handler the next object, so that each registration lives on the "
-            + "object it observes (see Docs/Apple.md)."
+      if keyPath.contains(".") {
+        // A chain: one one-key registration per object of the path, each on its object.
+        return FoundationChainSentinel.register(
+          observer: observer, observerRegistry: observerRegistry, root: object,
+          keys: keyPath.split(separator: ".", omittingEmptySubsequences: false).map(String.init),
+          options: ObservationOptions(rawValue: options.rawValue), delivery: delivery,
+          platform: self, evaluate: { $0.value(forKeyPath: keyPath) },
+          handler: { observer, object, change in handler(observer, object, change.foundationChange)
+          }
         )
-        return .refused()
       }
       let context = registrations.makeContext()
       let contextPointer = UnsafeMutableRawPointer(bitPattern: context)!
@@ -114,6 +125,44 @@
         delivery: delivery
       ) { observer, object, change in
         changeHandler(observer, object, KeyValueChange(foundationChange: change))
+      }
+    }
+  }
+
+  extension FoundationObservationRouter: FoundationKeyObserving {
+    func registry(of object: AnyObject) -> ObservationRegistry {
+      ObservationStandIn.standIn(for: object).observationRegistry
+    }
+
+    func value(of object: AnyObject, forKey key: String) -> Any? {
+      (object as? NSObject)?.value(forKey: key)
+    }
+
+    /// Registers one link of a chain with Foundation's KVO, with `.prior`, as a one-key
+    /// registration is: the context comes from the same table, and an association of the object
+    /// removes the Foundation registration, exactly once, when the object is deallocated or the
+    /// returned closure is called with the object held.
+    func observe(
+      _ object: AnyObject,
+      key: String,
+      for link: FoundationChainLink
+    ) -> @Sendable (AnyObject) -> Void {
+      let object = object as! NSObject
+      let context = registrations.makeContext()
+      let contextPointer = UnsafeMutableRawPointer(bitPattern: context)!
+      let unregistration = FoundationUnregistration(
+        object: object, keyPath: key, context: contextPointer, router: self)
+      let associationKey = UnsafeRawPointer(Unmanaged.passUnretained(unregistration).toOpaque())
+      registrations.setEntry(link, for: context)
+      objc_setAssociatedObject(
+        object, associationKey, unregistration, .OBJC_ASSOCIATION_RETAIN_NONATOMIC)
+      object.addObserver(self, forKeyPath: key, options: [.prior], context: contextPointer)
+      // The key is an address, never dereferenced: sendable as a number.
+      let associationAddress = UInt(bitPattern: associationKey)
+      return { object in
+        objc_setAssociatedObject(
+          object, UnsafeRawPointer(bitPattern: associationAddress)!, nil,
+          .OBJC_ASSOCIATION_RETAIN_NONATOMIC)
       }
     }
   }

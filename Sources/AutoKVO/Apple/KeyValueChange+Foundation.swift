@@ -23,4 +23,17 @@
       return value as? Value
     }
   }
+
+  extension KeyValueChange where Value == Any? {
+    /// The change as Foundation's change dictionary, for a chain's classic handler: an absent
+    /// value is `NSNull`, as Foundation reports it; a value not asked for has no entry.
+    var foundationChange: [NSKeyValueChangeKey: Any] {
+      var change: [NSKeyValueChangeKey: Any] = [.kindKey: kind.rawValue]
+      if let oldValue { change[.oldKey] = oldValue ?? NSNull() }
+      if let newValue { change[.newKey] = newValue ?? NSNull() }
+      if let indexes { change[.indexesKey] = indexes }
+      if isPrior { change[.notificationIsPriorKey] = true }
+      return change
+    }
+  }
 #endif

@@ -38,13 +38,15 @@
       /// portable ``KeyValueObservable/autoObserve(_:keyPath:options:isolation:changeHandler:)``
       /// runs its handler: synchronously on the thread that changes `object` when registered from
       /// nonisolated code, and on the caller's actor — the main actor for a `@MainActor` view
-      /// controller — when registered from one. The key path must be `@objc` and have one
-      /// component (`\.status`, not `\.item.status`); observe each object of a longer path with
-      /// its own registration, made from the previous one's handler.
+      /// controller — when registered from one. The key path must be `@objc`; it may go through
+      /// other objects (`\.currentItem?.status`): each key is then observed with its own
+      /// registration on the object it belongs to, moved when that object is replaced and ended
+      /// when it is deallocated (the leaf then reads as absent), so that no deallocation order
+      /// can crash (Docs/Apple.md).
       ///
       /// - Parameters:
       ///   - object: The object to observe. It is not retained.
-      ///   - keyPath: A one-component `@objc` key path of a KVO-compliant property.
+      ///   - keyPath: An `@objc` key path of KVO-compliant properties.
       ///   - options: What to deliver; `[.old, .new]` by default. With `.initial`, the handler is
       ///     called once before this method returns.
       ///   - isolation: The caller's actor, captured by default; the handler runs there.
@@ -216,7 +218,9 @@
     ///
     /// - Parameters:
     ///   - object: The object to observe. It is not retained.
-    ///   - keyPath: One key of a KVO-compliant property (no dots).
+    ///   - keyPath: A key of a KVO-compliant property, or several separated by dots
+    ///     (`"currentItem.status"`): each is then observed on the object it belongs to, with its
+    ///     own registration, and your override receives this key path and `object`, as with KVO.
     ///   - options: Foundation's options, as for `addObserver`.
     ///   - context: Passed back to your override unchanged.
     /// - Returns: A handle you may keep to cancel early — the replacement for `removeObserver` —

@@ -13,9 +13,10 @@ public struct ObservationDiagnostic: Sendable, CustomStringConvertible {
     /// A registration's key path reads no `@Observed` property and declares no dependency, so it
     /// can only notify through manual `willChangeValue(for:)` / `didChangeValue(for:)`.
     case keyPathNeverNotifies
-    /// A key path the chosen observation route cannot observe (on Apple platforms: a key path
-    /// that is not `@objc`, or that has several keys, for Foundation's KVO). Nothing was
-    /// registered; the returned handle is already cancelled.
+    /// A key path the chosen observation route cannot observe (on Apple platforms, for
+    /// Foundation's KVO: a key path that is not `@objc`, a collection operator such as `@count`,
+    /// or a path through a collection). Nothing was registered; the returned handle is already
+    /// cancelled.
     case unsupportedKeyPath
     /// A collection change named indexes outside the collection; it was delivered as a
     /// `.setting` change of the whole collection instead.
