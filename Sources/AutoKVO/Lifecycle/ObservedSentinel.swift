@@ -12,6 +12,8 @@
 /// - `ChainLinkSentinel`: an object inside a key-path chain (the dog in `\.dog.name`), which
 ///   forwards its changes to the registration whose key path reaches it.
 /// - `FoundationSentinel`: a registration whose changes Foundation's key-value observing reports.
+/// - `FoundationChainSentinel` and its `FoundationChainLink`s: a key path through objects observed
+///   with Foundation's key-value observing, one key per link.
 ///
 /// Every requirement is called by the engine; the ones about changes, under no lock, and the
 /// others under the owning registry's lock, as each says.
