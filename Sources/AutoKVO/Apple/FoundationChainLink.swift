@@ -23,7 +23,11 @@ final class FoundationChainLink: ObservedSentinel, ChainLink, @unchecked Sendabl
 
   private let key: String
 
-  /// Undoes the Foundation registration on the live object; set once, before the link is shared.
+  private let platform: any FoundationKeyObserving
+
+  /// Undoes the Foundation registration on the live object. Written once, by
+  /// ``startObserving()``, on the thread that attached the link, which holds it; read only by
+  /// `deinit`, after the last release.
   private var detach: (@Sendable (AnyObject) -> Void)?
 
   /// The tokens of the prior notifications whose after notification has not come yet, per
@@ -31,10 +35,14 @@ final class FoundationChainLink: ObservedSentinel, ChainLink, @unchecked Sendabl
   /// a handler may change the key again in between (nested changes).
   private let pendingTokens = LockedValue<[(thread: UnsafeRawPointer, token: Any?)]>([])
 
-  private init(target: AnyObject, key: String, owner: any ChainLinkOwner) {
+  private init(
+    target: AnyObject, key: String, owner: any ChainLinkOwner,
+    platform: any FoundationKeyObserving
+  ) {
     self.target = target
     self.key = key
     self.owner = owner
+    self.platform = platform
   }
 
   deinit {
@@ -44,20 +52,27 @@ final class FoundationChainLink: ObservedSentinel, ChainLink, @unchecked Sendabl
     if let target, let detach { detach(target) }
   }
 
-  /// Creates a link for `key` of `object`, attaches it to the object's registry and registers it
-  /// with the platform.
+  /// Creates a link for `key` of `object` and attaches it to the object's registry; called under
+  /// the chain's lifecycle lock, where it takes registry locks only. ``startObserving()``
+  /// registers it with the platform after the lock is released.
   static func attach(
     to object: AnyObject,
     key: String,
     owner: any ChainLinkOwner,
     platform: any FoundationKeyObserving
   ) -> FoundationChainLink {
-    let link = FoundationChainLink(target: object, key: key, owner: owner)
+    let link = FoundationChainLink(target: object, key: key, owner: owner, platform: platform)
     let registry = platform.registry(of: object)
     link.observation.attachUnpublished(observedRegistry: registry, observerRegistry: nil)
     registry.attach(link)
-    link.detach = platform.observe(object, key: key, for: link)
     return link
+  }
+
+  /// Registers the link with the platform (Foundation's `addObserver`), unless its object is gone
+  /// or the link already ended. Called once, under no lock, by the thread that attached it.
+  func startObserving() {
+    guard observation.isActive, let target else { return }
+    detach = platform.observe(target, key: key, for: self)
   }
 
   var currentTarget: AnyObject? {

@@ -193,7 +193,7 @@ final class FoundationChainSentinel<Observer: AnyObject, Root: AnyObject, Value>
       // until the path leads elsewhere.
       object = isKeyValueCollection(value) ? nil : value.map { $0 as AnyObject }
     }
-    let (retired, targetsLoadedUnderLock) = observation.withLock {
+    let (retired, attached, targetsLoadedUnderLock) = observation.withLock {
       ChainLinks.replace(&links, with: targets) { target in
         guard case .foundationKey(let key) = target.key else {
           preconditionFailure("a Foundation chain links keys only: \(target)")
@@ -205,6 +205,11 @@ final class FoundationChainSentinel<Observer: AnyObject, Root: AnyObject, Value>
     withExtendedLifetime(targetsLoadedUnderLock) {}
     for link in retired {
       link.observation.end(.cancelled)
+    }
+    // Registering with Foundation may run the object's class methods (KVO asks about automatic
+    // notification and dependent keys): after the lock, as all user code.
+    for case let link as FoundationChainLink in attached {
+      link.startObserving()
     }
   }
 

@@ -36,7 +36,7 @@ struct ChainLinkTarget {
 enum ChainLinks {
   /// Keeps the links of `links` that still match a target and attaches one for each other
   /// target, in the targets' order; returns the links no target matches, for the caller to end,
-  /// and the targets loaded from the old links, for the caller to release.
+  /// the links it attached, and the targets loaded from the old links, for the caller to release.
   ///
   /// Called under the owner's lifecycle lock, where the engine may take registry locks
   /// (attaching new links) but never another lifecycle lock, so the retired links are ended after
@@ -48,11 +48,12 @@ enum ChainLinks {
     _ links: inout [any ChainLink],
     with targets: [ChainLinkTarget],
     attach: (ChainLinkTarget) -> any ChainLink
-  ) -> (retired: [any ChainLink], loadedTargets: [AnyObject?]) {
+  ) -> (retired: [any ChainLink], attached: [any ChainLink], loadedTargets: [AnyObject?]) {
     var retired = links
     let loadedTargets = retired.map(\.currentTarget)
     var retiredTargets = loadedTargets
     var kept: [any ChainLink] = []
+    var attached: [any ChainLink] = []
     for target in targets {
       if let index = retired.indices.first(where: {
         retiredTargets[$0] === target.object && retired[$0].linkedKey == target.key
@@ -60,11 +61,13 @@ enum ChainLinks {
         kept.append(retired.remove(at: index))
         retiredTargets.remove(at: index)
       } else {
-        kept.append(attach(target))
+        let link = attach(target)
+        kept.append(link)
+        attached.append(link)
       }
     }
     links = kept
-    return (retired, loadedTargets)
+    return (retired, attached, loadedTargets)
   }
 }
 

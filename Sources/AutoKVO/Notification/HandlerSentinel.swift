@@ -378,7 +378,7 @@ final class HandlerSentinel<Observer: AnyObject, Object: KeyValueObservable, Val
     root.observationRegistry.updateTriggers(of: self) { uncommon.extraTriggers = triggers }
 
     // Under the lifecycle lock; see `ChainLinks.replace` for what is ended and released after it.
-    let (retired, targetsLoadedUnderLock) = observation.withLock {
+    let (retired, _, targetsLoadedUnderLock) = observation.withLock {
       ChainLinks.replace(&uncommon.links, with: dependencies.links.map(\.chainLinkTarget)) {
         target in
         guard case .properties(let keyPaths) = target.key,
