@@ -171,7 +171,7 @@ final class FoundationChainSentinel<Observer: AnyObject, Root: AnyObject, Value>
   func linkedObjectIsDeallocating() {
     // An object on the path is gone: the path now reads differently, typically to nil. Its old
     // value cannot be read any more.
-    guard let root else { return }
+    guard root != nil else { return }
     if options.contains(.prior) {
       deliver(KeyValueChange(kind: .setting, isPrior: true))
     }

@@ -30,7 +30,8 @@ private final class KeyedObject: @unchecked Sendable {
   /// Stores `value`, and returns the value it replaces, for the caller to release.
   func store(_ value: Any?, forKey key: String, weakly: Bool) -> Any? {
     lock.withLock {
-      let replaced = values.removeValue(forKey: key) ?? weakValues.removeValue(forKey: key)?.object
+      let replaced: Any? =
+        values.removeValue(forKey: key) ?? weakValues.removeValue(forKey: key)?.object.map { $0 }
       if weakly {
         weakValues[key] = WeakReference(object: value.map { $0 as AnyObject })
       } else {
@@ -111,6 +112,7 @@ private final class KeyPlatform: FoundationKeyObserving, @unchecked Sendable {
     return current
   }
 
+  @discardableResult
   func register(
     _ watcher: Watcher, on root: KeyedObject, path: String, options: ObservationOptions,
     handler: @escaping (Watcher, KeyValueChange<Any?>) -> Void = { watcher, change in
@@ -273,7 +275,7 @@ struct FoundationChainTests {
       watcher.value = Watcher(tracker: tracker)
       let observation = platform.register(
         watcher.value!, on: player.value!, path: "currentItem.status", options: [.new])
-      nonisolated(unsafe) let sides = (player, watcher)  // each released by one thread only
+      let sides = (player, watcher)  // each released by one thread only
       runSimultaneously([{ sides.0.value = nil }, { sides.1.value = nil }])
       #expect(observation.isCancelled)
     }
