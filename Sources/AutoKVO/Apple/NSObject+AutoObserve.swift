@@ -35,7 +35,7 @@
       /// ```
       ///
       /// The handler never runs once either side has begun deallocating. It runs where the
-      /// portable ``KeyValueObservable/autoObserve(_:keyPath:options:isolation:changeHandler:)``
+      /// portable ``KeyValueObservable/autoObserve(_:keyPath:options:isolation:file:line:changeHandler:)``
       /// runs its handler: synchronously on the thread that changes `object` when registered from
       /// nonisolated code, and on the caller's actor — the main actor for a `@MainActor` view
       /// controller — when registered from one. The key path must be `@objc`; it may go through
@@ -50,6 +50,8 @@
       ///   - options: What to deliver; `[.old, .new]` by default. With `.initial`, the handler is
       ///     called once before this method returns.
       ///   - isolation: The caller's actor, captured by default; the handler runs there.
+      ///   - file: The file of the call, which diagnostics name; leave it to its default.
+      ///   - line: The line of the call, likewise.
       ///   - changeHandler: Called with this observer, the object and the change.
       /// - Returns: A handle you may keep to cancel early, or drop: dropping it does not end the
       ///   observation.
@@ -59,17 +61,20 @@
         keyPath: KeyPath<Object, Value>,
         options: ObservationOptions = [.old, .new],
         isolation: isolated (any Actor)? = #isolation,
+        file: StaticString = #fileID,
+        line: UInt = #line,
         changeHandler: @escaping (Self, Object, KeyValueChange<Value>) -> Void
       ) -> KeyValueObservation {
         observeWithFoundation(
-          object, keyPath, options, .resolve(isolation: isolation), changeHandler)
+          object, keyPath, options, .resolve(isolation: isolation), changeHandler,
+          site: RegistrationSite(file: file, line: line))
       }
 
       /// Observes `keyPath` of a ``KeyValueObservable`` object until this observer or `object` is
       /// deallocated, whichever goes first, for an observer that is not itself
       /// ``KeyValueObservable`` (typically an `NSObject`).
       ///
-      /// Behaves as ``KeyValueObservable/autoObserve(_:keyPath:options:isolation:changeHandler:)``,
+      /// Behaves as ``KeyValueObservable/autoObserve(_:keyPath:options:isolation:file:line:changeHandler:)``,
       /// actors included; the observer's side of the registration lives in an associated object.
       @discardableResult
       public func autoObserve<Object: KeyValueObservable, Value>(
@@ -77,10 +82,13 @@
         keyPath: KeyPath<Object, Value>,
         options: ObservationOptions = [.old, .new],
         isolation: isolated (any Actor)? = #isolation,
+        file: StaticString = #fileID,
+        line: UInt = #line,
         changeHandler: @escaping (Self, Object, KeyValueChange<Value>) -> Void
       ) -> KeyValueObservation {
         observeWithEngineThroughStandIn(
-          object, keyPath, options, .resolve(isolation: isolation), changeHandler)
+          object, keyPath, options, .resolve(isolation: isolation), changeHandler,
+          site: RegistrationSite(file: file, line: line))
       }
 
       /// Observes `keyPath` of an `NSObject` that is also ``KeyValueObservable``, with
@@ -93,10 +101,13 @@
         keyPath: KeyPath<Object, Value>,
         options: ObservationOptions = [.old, .new],
         isolation: isolated (any Actor)? = #isolation,
+        file: StaticString = #fileID,
+        line: UInt = #line,
         changeHandler: @escaping (Self, Object, KeyValueChange<Value>) -> Void
       ) -> KeyValueObservation {
         observeChoosingEngine(
-          object, keyPath, options, .resolve(isolation: isolation), changeHandler)
+          object, keyPath, options, .resolve(isolation: isolation), changeHandler,
+          site: RegistrationSite(file: file, line: line))
       }
     }
 
@@ -113,10 +124,13 @@
         keyPath: KeyPath<Object, Value>,
         options: ObservationOptions = [.old, .new],
         isolation: isolated (any Actor)? = #isolation,
+        file: StaticString = #fileID,
+        line: UInt = #line,
         changeHandler: @escaping (Self, Object, KeyValueChange<Value>) -> Void
       ) -> KeyValueObservation {
         observeChoosingEngineWithOwnRegistry(
-          object, keyPath, options, .resolve(isolation: isolation), changeHandler)
+          object, keyPath, options, .resolve(isolation: isolation), changeHandler,
+          site: RegistrationSite(file: file, line: line))
       }
     }
   #endif
@@ -128,13 +142,14 @@
       _ keyPath: KeyPath<Object, Value>,
       _ options: ObservationOptions,
       _ delivery: HandlerDelivery,
-      _ changeHandler: @escaping (Self, Object, KeyValueChange<Value>) -> Void
+      _ changeHandler: @escaping (Self, Object, KeyValueChange<Value>) -> Void,
+      site: RegistrationSite? = nil
     ) -> KeyValueObservation {
       guard let keyPathString = keyPath._kvcKeyPathString else {
         ObservationDiagnostics.report(
           .unsupportedKeyPath,
           "\(keyPath) is not an @objc key path, so Foundation's KVO cannot observe it and nothing "
-            + "was registered; mark the property @objc dynamic, or make \(Object.self) "
+            + "was registered\(site.diagnosticSuffix); mark the property @objc dynamic, or make \(Object.self) "
             + "KeyValueObservable and the property @Observed."
         )
         return .refused()
@@ -151,17 +166,19 @@
       _ keyPath: KeyPath<Object, Value>,
       _ options: ObservationOptions,
       _ delivery: HandlerDelivery,
-      _ changeHandler: @escaping (Self, Object, KeyValueChange<Value>) -> Void
+      _ changeHandler: @escaping (Self, Object, KeyValueChange<Value>) -> Void,
+      site: RegistrationSite? = nil
     ) -> KeyValueObservation {
       // The stand-in is the engine's observer; it lives until this object's associated objects
       // are released. It is still alive while this object deallocates, so the weak load below
       // is what keeps a notification from reaching a deallocating observer. The engine runs the
       // closure where `delivery` says, so the load happens there too.
-      ObservationStandIn.standIn(for: self).register(object, keyPath, options, delivery) {
-        [weak self] _, object, change in
-        guard let self else { return }
-        changeHandler(self, object, change)
-      }
+      ObservationStandIn.standIn(for: self).register(
+        object, keyPath, options, delivery,
+        { [weak self] _, object, change in
+          guard let self else { return }
+          changeHandler(self, object, change)
+        }, site: site)
     }
 
     /// Foundation's KVO for an `@objc` key path, the engine through the stand-in otherwise.
@@ -170,12 +187,14 @@
       _ keyPath: KeyPath<Object, Value>,
       _ options: ObservationOptions,
       _ delivery: HandlerDelivery,
-      _ changeHandler: @escaping (Self, Object, KeyValueChange<Value>) -> Void
+      _ changeHandler: @escaping (Self, Object, KeyValueChange<Value>) -> Void,
+      site: RegistrationSite? = nil
     ) -> KeyValueObservation {
       guard keyPath._kvcKeyPathString != nil else {
-        return observeWithEngineThroughStandIn(object, keyPath, options, delivery, changeHandler)
+        return observeWithEngineThroughStandIn(
+          object, keyPath, options, delivery, changeHandler, site: site)
       }
-      return observeWithFoundation(object, keyPath, options, delivery, changeHandler)
+      return observeWithFoundation(object, keyPath, options, delivery, changeHandler, site: site)
     }
   }
 
@@ -187,10 +206,11 @@
       _ keyPath: KeyPath<Object, Value>,
       _ options: ObservationOptions,
       _ delivery: HandlerDelivery,
-      _ changeHandler: @escaping (Self, Object, KeyValueChange<Value>) -> Void
+      _ changeHandler: @escaping (Self, Object, KeyValueChange<Value>) -> Void,
+      site: RegistrationSite? = nil
     ) -> KeyValueObservation {
       guard let keyPathString = keyPath._kvcKeyPathString else {
-        return register(object, keyPath, options, delivery, changeHandler)
+        return register(object, keyPath, options, delivery, changeHandler, site: site)
       }
       guard let observerRegistry = stableObservationRegistry(toBeUsedTo: "observe with") else {
         return .refused()

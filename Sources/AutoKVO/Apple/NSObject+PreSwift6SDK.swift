@@ -20,10 +20,13 @@
       keyPath: KeyPath<Object, Value>,
       options: ObservationOptions = [.old, .new],
       isolation: isolated (any Actor)? = nil,
+      file: StaticString = #fileID,
+      line: UInt = #line,
       changeHandler: @escaping (Self, Object, KeyValueChange<Value>) -> Void
     ) -> KeyValueObservation {
       observeChoosingEngineWithOwnRegistry(
-        object, keyPath, options, .resolve(isolation: isolation), changeHandler)
+        object, keyPath, options, .resolve(isolation: isolation), changeHandler,
+        site: RegistrationSite(file: file, line: line))
     }
   }
 
@@ -35,9 +38,13 @@
       keyPath: KeyPath<Object, Value>,
       options: ObservationOptions = [.old, .new],
       isolation: isolated (any Actor)? = nil,
+      file: StaticString = #fileID,
+      line: UInt = #line,
       changeHandler: @escaping (Self, Object, KeyValueChange<Value>) -> Void
     ) -> KeyValueObservation {
-      observeWithFoundation(object, keyPath, options, .resolve(isolation: isolation), changeHandler)
+      observeWithFoundation(
+        object, keyPath, options, .resolve(isolation: isolation), changeHandler,
+        site: RegistrationSite(file: file, line: line))
     }
 
     /// The same registration as its documented twin, for an SDK without `#isolation`.
@@ -47,10 +54,13 @@
       keyPath: KeyPath<Object, Value>,
       options: ObservationOptions = [.old, .new],
       isolation: isolated (any Actor)? = nil,
+      file: StaticString = #fileID,
+      line: UInt = #line,
       changeHandler: @escaping (Self, Object, KeyValueChange<Value>) -> Void
     ) -> KeyValueObservation {
       observeWithEngineThroughStandIn(
-        object, keyPath, options, .resolve(isolation: isolation), changeHandler)
+        object, keyPath, options, .resolve(isolation: isolation), changeHandler,
+        site: RegistrationSite(file: file, line: line))
     }
 
     /// The same registration as its documented twin, for an SDK without `#isolation`.
@@ -60,9 +70,13 @@
       keyPath: KeyPath<Object, Value>,
       options: ObservationOptions = [.old, .new],
       isolation: isolated (any Actor)? = nil,
+      file: StaticString = #fileID,
+      line: UInt = #line,
       changeHandler: @escaping (Self, Object, KeyValueChange<Value>) -> Void
     ) -> KeyValueObservation {
-      observeChoosingEngine(object, keyPath, options, .resolve(isolation: isolation), changeHandler)
+      observeChoosingEngine(
+        object, keyPath, options, .resolve(isolation: isolation), changeHandler,
+        site: RegistrationSite(file: file, line: line))
     }
   }
 #endif

@@ -20,9 +20,13 @@
       keyPath: KeyPath<Object, Value>,
       options: ObservationOptions = [.old, .new],
       context: UnsafeMutableRawPointer? = nil,
-      isolation: isolated (any Actor)? = nil
+      isolation: isolated (any Actor)? = nil,
+      file: StaticString = #fileID,
+      line: UInt = #line
     ) -> KeyValueObservation {
-      registerClassic(object, keyPath, options, context, .resolve(isolation: isolation))
+      registerClassic(
+        object, keyPath, options, context, .resolve(isolation: isolation),
+        site: RegistrationSite(file: file, line: line))
     }
   }
 #endif

@@ -1,7 +1,7 @@
 /// An observer that receives its notifications through one classic KVO-style callback, for code
 /// ported from `NSObject`'s `observeValue(forKeyPath:of:change:context:)`.
 ///
-/// Register with ``autoObserve(_:keyPath:options:context:isolation:)`` — no closure, no teardown:
+/// Register with ``autoObserve(_:keyPath:options:context:isolation:file:line:)`` — no closure, no teardown:
 ///
 /// ```swift
 /// final class Inspector: KeyValueObserving {
@@ -25,7 +25,7 @@
 ///
 /// Like ``KeyValueObservable``, it does not require `Sendable`; the callback runs on the thread
 /// that mutates the observed object, or on the registering actor (see
-/// ``autoObserve(_:keyPath:options:context:isolation:)``).
+/// ``autoObserve(_:keyPath:options:context:isolation:file:line:)``).
 public protocol KeyValueObserving: KeyValueObservable {
   /// Receives a change of `keyPath` of `object`, registered with `context`.
   ///
@@ -61,6 +61,8 @@ extension KeyValueObserving {
     ///   - options: What to deliver; `[.old, .new]` by default.
     ///   - context: A pointer passed back unchanged to every callback, to tell registrations apart.
     ///   - isolation: The caller's actor, captured by default; the callback runs there.
+    ///   - file: The file of the call, which diagnostics name; leave it to its default.
+    ///   - line: The line of the call, likewise.
     /// - Returns: A handle you may keep to cancel early, or drop.
     @discardableResult
     public func autoObserve<Object: KeyValueObservable, Value>(
@@ -68,9 +70,13 @@ extension KeyValueObserving {
       keyPath: KeyPath<Object, Value>,
       options: ObservationOptions = [.old, .new],
       context: UnsafeMutableRawPointer? = nil,
-      isolation: isolated (any Actor)? = #isolation
+      isolation: isolated (any Actor)? = #isolation,
+      file: StaticString = #fileID,
+      line: UInt = #line
     ) -> KeyValueObservation {
-      registerClassic(object, keyPath, options, context, .resolve(isolation: isolation))
+      registerClassic(
+        object, keyPath, options, context, .resolve(isolation: isolation),
+        site: RegistrationSite(file: file, line: line))
     }
   #endif
 
@@ -80,17 +86,20 @@ extension KeyValueObserving {
     _ keyPath: KeyPath<Object, Value>,
     _ options: ObservationOptions,
     _ context: UnsafeMutableRawPointer?,
-    _ delivery: HandlerDelivery
+    _ delivery: HandlerDelivery,
+    site: RegistrationSite? = nil
   ) -> KeyValueObservation {
     // The context is an opaque token for the observer; it is kept as an address, never read.
     let contextAddress = UInt(bitPattern: context)
-    return register(object, keyPath, options, delivery) { observer, object, change in
-      observer.observeValue(
-        forKeyPath: keyPath,
-        of: object,
-        change: AnyKeyValueChange(change),
-        context: UnsafeMutableRawPointer(bitPattern: contextAddress)
-      )
-    }
+    return register(
+      object, keyPath, options, delivery,
+      { observer, object, change in
+        observer.observeValue(
+          forKeyPath: keyPath,
+          of: object,
+          change: AnyKeyValueChange(change),
+          context: UnsafeMutableRawPointer(bitPattern: contextAddress)
+        )
+      }, site: site)
   }
 }

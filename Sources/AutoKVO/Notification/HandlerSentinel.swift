@@ -128,7 +128,8 @@ final class HandlerSentinel<Observer: AnyObject, Object: KeyValueObservable, Val
     delivery: HandlerDelivery,
     handler: @escaping (Observer, Object, HandlerInput) -> Void,
     currentValue: Value,
-    accesses: [DependencyRecorder.Access]
+    accesses: [DependencyRecorder.Access],
+    site: RegistrationSite?
   ) -> KeyValueObservation {
     let dependencies = Dependencies.discover(
       root: object, keyPath: keyPath, value: currentValue, accesses: accesses)
@@ -139,6 +140,7 @@ final class HandlerSentinel<Observer: AnyObject, Object: KeyValueObservable, Val
       ObservationDiagnostics.report(
         .keyPathNeverNotifies,
         "autoObserve(_:\(named ?? "keyPath:")) of \(type(of: object)) by \(Observer.self)"
+          + site.diagnosticSuffix
           + (named == nil ? ", a key path to a \(Value.self) AutoKVO cannot name," : "")
           + " reads no @Observed property and declares no keyPathsForValuesAffecting(_:); it will "
           + "only notify through willChangeValue(for:)/didChangeValue(for:). Mark what it reads "

@@ -70,16 +70,20 @@ extension KeyValueObservable {
   /// fix-it suggests, filled in as `{ ObservationRegistry() }`) makes a new registry on every
   /// read, which would end every registration as soon as it is made, silently.
   ///
-  /// - Parameter role: How the registration uses the object, for the message: "observe with",
-  ///   "observe".
-  func stableObservationRegistry(toBeUsedTo role: String) -> ObservationRegistry? {
+  /// - Parameters:
+  ///   - role: How the registration uses the object, for the message: "observe with", "observe".
+  ///   - site: Where the registration was made, when the caller knows.
+  func stableObservationRegistry(
+    toBeUsedTo role: String,
+    site: RegistrationSite? = nil
+  ) -> ObservationRegistry? {
     let registry = observationRegistry
     guard observationRegistry === registry else {
       ObservationDiagnostics.report(
         .unstableRegistry,
         "\(Self.self).observationRegistry returned a different ObservationRegistry on each read, "
-          + "so AutoKVO cannot \(role) it and registered nothing. Declare it as a stored "
-          + "constant: `let observationRegistry = ObservationRegistry()`."
+          + "so AutoKVO cannot \(role) it and registered nothing\(site.diagnosticSuffix). "
+          + "Declare it as a stored constant: `let observationRegistry = ObservationRegistry()`."
       )
       return nil
     }

@@ -46,6 +46,8 @@ extension KeyValueObservable {
     ///   - options: What to deliver; `[.old, .new]` by default. With `.initial`, the handler is
     ///     called once before this method returns.
     ///   - isolation: The caller's actor, captured by default; the handler runs there.
+    ///   - file: The file of the call, which diagnostics name; leave it to its default.
+    ///   - line: The line of the call, likewise.
     ///   - changeHandler: Called with the observer, the object and the change.
     /// - Returns: A handle you may keep to cancel early, or drop: dropping it does not end the
     ///   observation.
@@ -56,11 +58,14 @@ extension KeyValueObservable {
       keyPath: KeyPath<Object, Value>,
       options: ObservationOptions = [.old, .new],
       isolation: isolated (any Actor)? = #isolation,
+      file: StaticString = #fileID,
+      line: UInt = #line,
       changeHandler: @escaping (Self, Object, KeyValueChange<Value>) -> Void
     ) -> KeyValueObservation {
       register(
         object, keyPath, options, .resolve(isolation: isolation),
-        adaptedHandler: adaptHandler(changeHandler))
+        adaptedHandler: adaptHandler(changeHandler),
+        site: RegistrationSite(file: file, line: line))
     }
   #endif
 
@@ -98,6 +103,8 @@ extension KeyValueObservable {
   ///     called once before this method returns when the caller is on `deliveryQueue`, and as soon
   ///     as the queue runs it otherwise.
   ///   - deliveryQueue: Where the handler runs; `.main` for the main actor. Use a serial queue.
+  ///   - file: The file of the call, which diagnostics name; leave it to its default.
+  ///   - line: The line of the call, likewise.
   ///   - changeHandler: Called with the observer, the object and the change.
   /// - Returns: A handle you may keep to cancel early, or drop: dropping it does not end the
   ///   observation.
@@ -108,11 +115,14 @@ extension KeyValueObservable {
     keyPath: KeyPath<Object, Value>,
     options: ObservationOptions = [.old, .new],
     deliveryQueue: DispatchQueue,
+    file: StaticString = #fileID,
+    line: UInt = #line,
     changeHandler: @escaping (Self, Object, KeyValueChange<Value>) -> Void
   ) -> KeyValueObservation {
     register(
       object, keyPath, options, .resolve(queue: deliveryQueue),
-      adaptedHandler: adaptHandler(changeHandler))
+      adaptedHandler: adaptHandler(changeHandler),
+      site: RegistrationSite(file: file, line: line))
   }
 
   /// Registers `changeHandler`: what the engine forms of `autoObserve` that are not inlined into
@@ -122,10 +132,11 @@ extension KeyValueObservable {
     _ keyPath: KeyPath<Object, Value>,
     _ options: ObservationOptions,
     _ delivery: HandlerDelivery,
-    _ changeHandler: @escaping (Self, Object, KeyValueChange<Value>) -> Void
+    _ changeHandler: @escaping (Self, Object, KeyValueChange<Value>) -> Void,
+    site: RegistrationSite? = nil
   ) -> KeyValueObservation {
     register(
-      object, keyPath, options, delivery, adaptedHandler: adaptHandler(changeHandler))
+      object, keyPath, options, delivery, adaptedHandler: adaptHandler(changeHandler), site: site)
   }
 
   /// Registers a handler behind its adapter (see `HandlerInput`); what every engine form of
@@ -137,12 +148,13 @@ extension KeyValueObservable {
     _ keyPath: KeyPath<Object, Value>,
     _ options: ObservationOptions,
     _ delivery: HandlerDelivery,
-    adaptedHandler changeHandler: @escaping (Self, Object, HandlerInput) -> Void
+    adaptedHandler changeHandler: @escaping (Self, Object, HandlerInput) -> Void,
+    site: RegistrationSite?
   ) -> KeyValueObservation {
     let (currentValue, accesses) = DependencyRecorder.evaluate(keyPath, on: object)
     return register(
       object, keyPath, options, delivery, adaptedHandler: changeHandler,
-      currentValue: currentValue, accesses: accesses)
+      currentValue: currentValue, accesses: accesses, site: site)
   }
 
   /// Registers a handler behind its adapter (see `HandlerInput`), given what evaluating `keyPath`
@@ -158,15 +170,16 @@ extension KeyValueObservable {
     _ delivery: HandlerDelivery,
     adaptedHandler changeHandler: @escaping (Self, Object, HandlerInput) -> Void,
     currentValue: Value,
-    accesses: [DependencyRecorder.Access]
+    accesses: [DependencyRecorder.Access],
+    site: RegistrationSite?
   ) -> KeyValueObservation {
-    guard let observerRegistry = stableObservationRegistry(toBeUsedTo: "observe with"),
-      let objectRegistry = object.stableObservationRegistry(toBeUsedTo: "observe")
+    guard let observerRegistry = stableObservationRegistry(toBeUsedTo: "observe with", site: site),
+      let objectRegistry = object.stableObservationRegistry(toBeUsedTo: "observe", site: site)
     else { return .refused() }
     return HandlerSentinel.register(
       observer: self, observerRegistry: observerRegistry, object: object,
       objectRegistry: objectRegistry, keyPath: keyPath, options: options, delivery: delivery,
-      handler: changeHandler, currentValue: currentValue, accesses: accesses)
+      handler: changeHandler, currentValue: currentValue, accesses: accesses, site: site)
   }
 
   #if !canImport(ObjectiveC) || canImport(Synchronization)
@@ -188,6 +201,8 @@ extension KeyValueObservable {
     ///   - keyPath: The property to observe on each.
     ///   - options: What to deliver; `[.old, .new]` by default.
     ///   - isolation: The caller's actor, captured by default; the handler runs there.
+    ///   - file: The file of the call, which diagnostics name; leave it to its default.
+    ///   - line: The line of the call, likewise.
     ///   - changeHandler: Called with the observer, the object that changed and the change.
     /// - Returns: One handle per object, in the order of `objects`.
     @discardableResult
@@ -197,12 +212,15 @@ extension KeyValueObservable {
       keyPath: KeyPath<Objects.Element, Value>,
       options: ObservationOptions = [.old, .new],
       isolation: isolated (any Actor)? = #isolation,
+      file: StaticString = #fileID,
+      line: UInt = #line,
       changeHandler: @escaping (Self, Objects.Element, KeyValueChange<Value>) -> Void
     ) -> [KeyValueObservation] where Objects.Element: KeyValueObservable {
       let delivery = HandlerDelivery.resolve(isolation: isolation)
       let handler = adaptHandler(changeHandler)
+      let site = RegistrationSite(file: file, line: line)
       return objects.map { object in
-        register(object, keyPath, options, delivery, adaptedHandler: handler)
+        register(object, keyPath, options, delivery, adaptedHandler: handler, site: site)
       }
     }
   #endif

@@ -20,9 +20,13 @@
       keyPath: KeyPath<Object, Value>,
       options: ObservationOptions = [.old, .new],
       isolation: isolated (any Actor)? = nil,
+      file: StaticString = #fileID,
+      line: UInt = #line,
       changeHandler: @escaping (Self, Object, KeyValueChange<Value>) -> Void
     ) -> KeyValueObservation {
-      register(object, keyPath, options, .resolve(isolation: isolation), changeHandler)
+      register(
+        object, keyPath, options, .resolve(isolation: isolation), changeHandler,
+        site: RegistrationSite(file: file, line: line))
     }
 
     /// The same registration as its documented twin, for an SDK without `#isolation`.
@@ -32,10 +36,13 @@
       keyPath: KeyPath<Objects.Element, Value>,
       options: ObservationOptions = [.old, .new],
       isolation: isolated (any Actor)? = nil,
+      file: StaticString = #fileID,
+      line: UInt = #line,
       changeHandler: @escaping (Self, Objects.Element, KeyValueChange<Value>) -> Void
     ) -> [KeyValueObservation] where Objects.Element: KeyValueObservable {
       let delivery = HandlerDelivery.resolve(isolation: isolation)
-      return objects.map { register($0, keyPath, options, delivery, changeHandler) }
+      let site = RegistrationSite(file: file, line: line)
+      return objects.map { register($0, keyPath, options, delivery, changeHandler, site: site) }
     }
   }
 #endif

@@ -92,12 +92,13 @@ struct BadInputTests {
     defer { diagnostics.restore() }
     let person = Person()
     let watcher = Watcher()
+    let site = "\(#fileID):\(#line + 1)"
     watcher.autoObserve(person, keyPath: \.observationRegistry.observerCount) { _, _, _ in }
     #expect(diagnostics.kinds == [.keyPathNeverNotifies])
     // No name exists at run time for this computed key path: the registration is named by its
-    // object's type, its observer's type and the value type.
+    // object's type, its observer's type, where it was made and the value type.
     let message = diagnostics.messages.first ?? ""
-    #expect(message.contains("of Person by Watcher"))
+    #expect(message.contains("of Person by Watcher at \(site)"))
     #expect(message.contains("a key path to a Int"))
     #expect(!message.contains("<computed"))
   }
@@ -131,6 +132,7 @@ struct BadInputTests {
     #expect(observation.isCancelled)
     #expect(diagnostics.kinds == [.unstableRegistry])
     #expect(diagnostics.messages.first?.contains("ForgetfulPerson.observationRegistry") == true)
+    #expect(diagnostics.messages.first?.contains("at \(#fileID):") == true)
     #expect(
       diagnostics.messages.first?.contains("let observationRegistry = ObservationRegistry()")
         == true)
