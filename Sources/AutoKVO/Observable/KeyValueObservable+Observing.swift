@@ -173,9 +173,17 @@ extension KeyValueObservable {
     accesses: [DependencyRecorder.Access],
     site: RegistrationSite?
   ) -> KeyValueObservation {
-    guard let observerRegistry = stableObservationRegistry(toBeUsedTo: "observe with", site: site),
-      let objectRegistry = object.stableObservationRegistry(toBeUsedTo: "observe", site: site)
-    else { return .refused() }
+    // Each registry is read twice: a computed one is a new object on every read (see
+    // `stableObservationRegistry(toBeUsedTo:site:)`, which reports it). Compared here, on every
+    // registration's path, without a call.
+    let observerRegistry = observationRegistry
+    let objectRegistry = object.observationRegistry
+    guard observationRegistry === observerRegistry, object.observationRegistry === objectRegistry
+    else {
+      _ = stableObservationRegistry(toBeUsedTo: "observe with", site: site)
+      _ = object.stableObservationRegistry(toBeUsedTo: "observe", site: site)
+      return .refused()
+    }
     return HandlerSentinel.register(
       observer: self, observerRegistry: observerRegistry, object: object,
       objectRegistry: objectRegistry, keyPath: keyPath, options: options, delivery: delivery,
