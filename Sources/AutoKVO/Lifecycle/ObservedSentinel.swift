@@ -48,6 +48,12 @@ protocol ObservedSentinel: AnyObject, Sendable {
   /// Called after an automatic set, with the values the setter replaced and stored.
   func didSet(of object: AnyObject, _ property: ObservedProperty, token: Any?, values: SetterValues)
 
+  /// Called after an automatic set of which no registration was told before, with the values the
+  /// setter replaced and stored: ``didSet(of:_:token:values:)`` with no token. A requirement of its
+  /// own because it is every set's path: an `Any?` argument, even `nil`, costs each call about 60
+  /// instructions of generic value-witness calls to destroy it.
+  func didSet(of object: AnyObject, _ property: ObservedProperty, values: SetterValues)
+
   /// Called by the owning registry's `deinit`: the observed object is being deallocated.
   func observedObjectIsDeallocating()
 }
@@ -65,6 +71,10 @@ extension ObservedSentinel {
   func didSet(of object: AnyObject, _ property: ObservedProperty, token: Any?, values: SetterValues)
   {
     didChange(of: object, .setting(property.keyPath), token: token)
+  }
+
+  func didSet(of object: AnyObject, _ property: ObservedProperty, values: SetterValues) {
+    didSet(of: object, property, token: nil, values: values)
   }
 
   func observedObjectIsDeallocating() {

@@ -213,6 +213,19 @@ final class HandlerSentinel<Observer: AnyObject, Object: KeyValueObservable, Val
     guard !rediscovers, values.valueType == Value.self else {
       return didChange(of: object, .setting(property.keyPath), token: token)
     }
+    deliverSet(of: object, values)
+  }
+
+  func didSet(of object: AnyObject, _ property: ObservedProperty, values: SetterValues) {
+    guard !rediscovers, values.valueType == Value.self else {
+      return didChange(of: object, .setting(property.keyPath), token: nil)
+    }
+    deliverSet(of: object, values)
+  }
+
+  /// Hands a set's values to the handler, or schedules them on the registration's queue or actor.
+  @inline(__always)
+  private func deliverSet(of object: AnyObject, _ values: SetterValues) {
     guard case .synchronous = delivery else {
       return scheduleSetterChange(values)
     }

@@ -116,7 +116,7 @@ extension ObservationRegistry {
     let property = snapshot.property
     guard let tokens else {
       return snapshot.sentinels.forEachElement { sentinel in
-        sentinel?.didSet(of: object, property, token: nil, values: values)
+        sentinel?.didSet(of: object, property, values: values)
       }
     }
     snapshot.sentinels.forEachElementAndPosition { sentinel, position in
