@@ -117,6 +117,19 @@ struct Dependencies {
     // The common case, a property of the key path's own class, is settled by one comparison; the
     // key paths' root and value types cost more to ask for.
     if access.keyPath == keyPath { return access }
+    return inheritedProperty(named: keyPath, on: object, value: value, access: access)
+  }
+
+  /// The rest of ``storedProperty(named:on:value:accesses:)``, out of line: its `as? Value` needs
+  /// the metadata of `Value?`, which the compiler would otherwise look up (about 330
+  /// instructions) on every registration, before the common case's comparison.
+  @inline(never)
+  private static func inheritedProperty<Object: KeyValueObservable, Value>(
+    named keyPath: KeyPath<Object, Value>,
+    on object: Object,
+    value: Value,
+    access: DependencyRecorder.Access
+  ) -> DependencyRecorder.Access? {
     guard type(of: access.keyPath).rootType != Object.self,
       type(of: access.keyPath).valueType == Value.self,
       keyPath is ReferenceWritableKeyPath<Object, Value>,

@@ -10,6 +10,9 @@
 // @unchecked Sendable: `uncommon.extraTriggers` is guarded by the observed object's registry lock,
 // `uncommon.links` by `observation`'s lock, and the rest is immutable; the handler, which need
 // not be Sendable, runs where `delivery` says, as KVO's run on the mutating thread.
+// `@usableFromInline` only so that the inlinable `register` can name its specialization: the
+// metadata is then found in the caller's module, through a cache, not looked up at run time.
+@usableFromInline
 final class HandlerSentinel<Observer: AnyObject, Object: KeyValueObservable, Value>:
   ObservedSentinel, ChainLinkOwner, @unchecked Sendable
 {
@@ -148,7 +151,9 @@ final class HandlerSentinel<Observer: AnyObject, Object: KeyValueObservable, Val
           + "notify it by hand."
       )
     }
-    let sentinel = HandlerSentinel(
+    // `self`, the metatype the caller passed, rather than the type's name: naming the generic
+    // type here would look its metadata up at run time (about 330 instructions).
+    let sentinel = self.init(
       observer: observer, root: object, keyPath: keyPath, options: options,
       dependencies: dependencies, delivery: delivery, handler: handler)
     let observation = sentinel.observation
@@ -179,7 +184,11 @@ final class HandlerSentinel<Observer: AnyObject, Object: KeyValueObservable, Val
   }
 
   func isTriggered(by keyPath: AnyKeyPath) -> Bool {
-    keyPath == primaryKeyPath || (uncommon?.extraTriggers.contains { $0 == keyPath } ?? false)
+    // Unwrapped before comparing: `==` on two optionals goes through the generic `Equatable`
+    // witness (about 120 instructions a call), `AnyKeyPath`'s own `==` does not.
+    if let primaryKeyPath, primaryKeyPath == keyPath { return true }
+    guard let uncommon else { return false }
+    return uncommon.extraTriggers.contains { $0 == keyPath }
   }
 
   func willChange(of object: AnyObject, _ change: ChangeDescriptor) -> Any? {

@@ -135,8 +135,11 @@ extension KeyValueObservable {
     _ changeHandler: @escaping (Self, Object, KeyValueChange<Value>) -> Void,
     site: RegistrationSite? = nil
   ) -> KeyValueObservation {
-    register(
-      object, keyPath, options, delivery, adaptedHandler: adaptHandler(changeHandler), site: site)
+    let (currentValue, accesses) = DependencyRecorder.evaluate(keyPath, on: object)
+    return register(
+      object, keyPath, options, delivery, adaptedHandler: adaptHandler(changeHandler),
+      currentValue: currentValue, accesses: accesses, site: site,
+      sentinelType: HandlerSentinel<Self, Object, Value>.self)
   }
 
   /// Registers a handler behind its adapter (see `HandlerInput`); what every engine form of
@@ -154,14 +157,16 @@ extension KeyValueObservable {
     let (currentValue, accesses) = DependencyRecorder.evaluate(keyPath, on: object)
     return register(
       object, keyPath, options, delivery, adaptedHandler: changeHandler,
-      currentValue: currentValue, accesses: accesses, site: site)
+      currentValue: currentValue, accesses: accesses, site: site,
+      sentinelType: HandlerSentinel<Self, Object, Value>.self)
   }
 
   /// Registers a handler behind its adapter (see `HandlerInput`), given what evaluating `keyPath`
   /// on `object` under a recorder returned; what every engine form of `autoObserve` does. The
   /// inlinable forms evaluate the key path in the caller's module (see
   /// ``DependencyRecorder/evaluate(_:on:)``), and pass the two results apart: in the engine,
-  /// which runs unspecialized, a tuple of a generic type costs a run-time metadata look-up.
+  /// which runs unspecialized, a tuple of a generic type costs a run-time metadata look-up. So
+  /// would naming the sentinel's generic type here: the caller names it, where it is specialized.
   @usableFromInline
   func register<Object: KeyValueObservable, Value>(
     _ object: Object,
@@ -171,7 +176,8 @@ extension KeyValueObservable {
     adaptedHandler changeHandler: @escaping (Self, Object, HandlerInput) -> Void,
     currentValue: Value,
     accesses: [DependencyRecorder.Access],
-    site: RegistrationSite?
+    site: RegistrationSite?,
+    sentinelType: HandlerSentinel<Self, Object, Value>.Type
   ) -> KeyValueObservation {
     // Each registry is read twice: a computed one is a new object on every read (see
     // `stableObservationRegistry(toBeUsedTo:site:)`, which reports it). Compared here, on every
@@ -184,7 +190,7 @@ extension KeyValueObservable {
       _ = object.stableObservationRegistry(toBeUsedTo: "observe", site: site)
       return .refused()
     }
-    return HandlerSentinel.register(
+    return sentinelType.register(
       observer: self, observerRegistry: observerRegistry, object: object,
       objectRegistry: objectRegistry, keyPath: keyPath, options: options, delivery: delivery,
       handler: changeHandler, currentValue: currentValue, accesses: accesses, site: site)
