@@ -5,8 +5,11 @@ import _AutoKVOShims
 /// Registration evaluates the observed key path under a recorder; each `@Observed` getter it
 /// reaches reports its object and key path, so a registration learns which property sets concern
 /// it — through computed properties and key-path chains — without any declaration.
+///
+/// A recording is an array of reads on the stack of the code that records; the thread-local slot
+/// points to it while `body` runs. No object is allocated for it.
 @usableFromInline
-final class DependencyRecorder {
+enum DependencyRecorder {
   @usableFromInline
   struct Access {
     let object: any KeyValueObservable
@@ -14,12 +17,6 @@ final class DependencyRecorder {
     /// The read property's identity: what a diagnostic names it by (`PropertyNames`).
     let property: ObservedProperty?
   }
-
-  @usableFromInline
-  private(set) var accesses: [Access] = []
-
-  @usableFromInline
-  init() {}
 
   /// Evaluates `body` while recording the `@Observed` reads it makes on this thread.
   ///
@@ -29,18 +26,20 @@ final class DependencyRecorder {
   /// `@Observed` property; Docs/Performance.md).
   @inlinable
   static func record<Result>(_ body: () -> Result) -> (result: Result, accesses: [Access]) {
-    let recorder = DependencyRecorder()
-    let outer = autokvo_thread_recorder()
-    autokvo_set_thread_recorder(Unmanaged.passUnretained(recorder).toOpaque())
-    autokvo_recording_began()
-    defer {
-      autokvo_recording_ended()
-      autokvo_set_thread_recorder(outer)
+    var accesses: [Access] = []
+    // The getters reached by `body` append through the slot's pointer, on this thread, while
+    // this access to `accesses` lasts; an inner recording points the slot elsewhere meanwhile.
+    let result = withUnsafeMutablePointer(to: &accesses) { accesses in
+      let outer = autokvo_thread_recorder()
+      autokvo_set_thread_recorder(UnsafeMutableRawPointer(accesses))
+      autokvo_recording_began()
+      defer {
+        autokvo_recording_ended()
+        autokvo_set_thread_recorder(outer)
+      }
+      return body()
     }
-    // Kept alive by the `accesses` read after `body`, which the thread-local slot (a pointer
-    // with no reference count) cannot do.
-    let result = body()
-    return (result, recorder.accesses)
+    return (result, accesses)
   }
 
   /// Evaluates `keyPath` on `object` while recording; what a registration starts with.
@@ -73,7 +72,7 @@ final class DependencyRecorder {
     property: ObservedProperty?
   ) {
     guard let raw = autokvo_thread_recorder() else { return }  // another thread is recording
-    let recorder = Unmanaged<DependencyRecorder>.fromOpaque(raw).takeUnretainedValue()
-    recorder.accesses.append(Access(object: object, keyPath: keyPath, property: property))
+    raw.assumingMemoryBound(to: [Access].self).pointee.append(
+      Access(object: object, keyPath: keyPath, property: property))
   }
 }

@@ -151,7 +151,8 @@ static inline void autokvo_recording_ended(void) {
   __atomic_sub_fetch(&autokvo_recording_threads, 1, __ATOMIC_ACQ_REL);
 }
 
-/// This thread's dependency recorder, or NULL. Only meaningful while recording_threads > 0.
+/// The array of reads this thread is recording into (a `[DependencyRecorder.Access]` on the
+/// recording code's stack), or NULL. Only meaningful while recording_threads > 0.
 void *_Nullable autokvo_thread_recorder(void);
 void autokvo_set_thread_recorder(void *_Nullable recorder);
 
