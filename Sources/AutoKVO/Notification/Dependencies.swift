@@ -1,9 +1,12 @@
 /// What one registration depends on: the key paths of the observed object whose changes concern
 /// it, and the key paths of other objects its key path reaches through chains.
 struct Dependencies {
-  /// Key paths of the observed (root) object; the key path the registration's own changes are
-  /// posted under comes first (see ``postedKeyPath(of:on:)``).
-  var rootTriggers: [AnyKeyPath]
+  /// The key path of the observed (root) object that the registration's own changes are posted
+  /// under (see ``postedKeyPath(of:on:)``): its first trigger.
+  let postedKeyPath: AnyKeyPath
+  /// The other key paths of the observed object whose changes concern the registration; empty for
+  /// a single stored property, the common case, which then allocates no array.
+  var extraRootTriggers: [AnyKeyPath]
   /// Other objects the evaluation read `@Observed` properties of, each with those key paths: one
   /// chain link each.
   var links: [LinkTarget]
@@ -22,7 +25,7 @@ struct Dependencies {
   /// Whether the dependencies can change from one evaluation to the next, so that they must be
   /// discovered again after every change: anything beyond a single stored `@Observed` property.
   var needsRediscovery: Bool {
-    rootTriggers.count > 1 || !links.isEmpty
+    !extraRootTriggers.isEmpty || !links.isEmpty
   }
 
   /// Evaluates `keyPath` on `root` and records what it reads, expanding the key paths `root`'s
@@ -48,7 +51,8 @@ struct Dependencies {
     var accesses = firstAccesses
     let property = storedProperty(named: keyPath, on: root, value: value, accesses: accesses)
     let posted = property?.keyPath ?? keyPath
-    var dependencies = Dependencies(rootTriggers: [posted], links: [], isEmpty: accesses.isEmpty)
+    var dependencies = Dependencies(
+      postedKeyPath: posted, extraRootTriggers: [], links: [], isEmpty: accesses.isEmpty)
     if property != nil {
       // The one read is the property the key path names, already the first trigger: adding it
       // again would only compare two key paths for nothing.
@@ -62,13 +66,13 @@ struct Dependencies {
       pending += type(of: root).keyPathsForValuesAffecting(posted)
     }
     while let declared = pending.popLast() {
-      guard !dependencies.rootTriggers.contains(declared) else { continue }
-      dependencies.rootTriggers.append(declared)
+      guard !dependencies.isRootTrigger(declared) else { continue }
+      dependencies.extraRootTriggers.append(declared)
       accesses += DependencyRecorder.record { root[keyPath: declared] as Any }.accesses
       pending += type(of: root).keyPathsForValuesAffecting(declared)
     }
 
-    dependencies.isEmpty = dependencies.isEmpty && dependencies.rootTriggers.count == 1
+    dependencies.isEmpty = dependencies.isEmpty && dependencies.extraRootTriggers.isEmpty
     for access in accesses {
       dependencies.add(access, root: root)
     }
@@ -145,10 +149,15 @@ struct Dependencies {
     }
   }
 
+  /// Whether changes of `keyPath` of the observed object concern the registration.
+  private func isRootTrigger(_ keyPath: AnyKeyPath) -> Bool {
+    keyPath == postedKeyPath || extraRootTriggers.contains(keyPath)
+  }
+
   /// Adds one recorded read, once: diamonds in the dependency graph record the same read twice.
   private mutating func add(_ access: DependencyRecorder.Access, root: AnyObject) {
     if access.object === root {
-      if !rootTriggers.contains(access.keyPath) { rootTriggers.append(access.keyPath) }
+      if !isRootTrigger(access.keyPath) { extraRootTriggers.append(access.keyPath) }
     } else if let index = links.firstIndex(where: { $0.object === access.object }) {
       if !links[index].keyPaths.contains(access.keyPath) {
         links[index].keyPaths.append(access.keyPath)

@@ -86,12 +86,12 @@ final class HandlerSentinel<Observer: AnyObject, Object: KeyValueObservable, Val
     handler: @escaping (Observer, Object, HandlerInput) -> Void
   ) {
     observation = KeyValueObservation()
-    primaryKeyPath = dependencies.rootTriggers[0]
+    primaryKeyPath = dependencies.postedKeyPath
     observerReference = ObjectReference(observer)
     rootReference = ObjectReference(root)
     self.keyPath = keyPath
     self.options = options
-    let extraTriggers = Array(dependencies.rootTriggers.dropFirst())
+    let extraTriggers = dependencies.extraRootTriggers
     // Extra triggers imply rediscovery (`Dependencies.needsRediscovery`).
     if case .synchronous = delivery, !dependencies.needsRediscovery {
       self.uncommon = nil
@@ -398,7 +398,7 @@ final class HandlerSentinel<Observer: AnyObject, Object: KeyValueObservable, Val
     guard let uncommon else {
       preconditionFailure("links replaced for a registration that does not rediscover")
     }
-    let triggers = Array(dependencies.rootTriggers.dropFirst())
+    let triggers = dependencies.extraRootTriggers
     root.observationRegistry.updateTriggers(of: self) { uncommon.extraTriggers = triggers }
 
     // Under the lifecycle lock; see `ChainLinks.replace` for what is ended and released after it.
