@@ -18,7 +18,9 @@ private final class Guarded: @unchecked Sendable {  // every access holds `lock`
 
 @Suite("Lock: mutual exclusion, and a thread that waits is woken")
 struct LockTests {
-  @Test("Four threads each add 25,000 under the lock, with a read and a write apart: the total is exactly 100,000")
+  @Test(
+    "Four threads each add 25,000 under the lock, with a read and a write apart: the total is exactly 100,000"
+  )
   func mutualExclusionUnderContention() {
     let guarded = Guarded()
     let perThread = 25_000
@@ -37,7 +39,9 @@ struct LockTests {
     #expect(guarded.lock.withLock { guarded.count } == 4 * perThread)
   }
 
-  @Test("A thread that waits while the holder sleeps takes the lock only after the release, and is woken")
+  @Test(
+    "A thread that waits while the holder sleeps takes the lock only after the release, and is woken"
+  )
   func waiterIsWokenAfterRelease() {
     let guarded = Guarded()
     let held = DispatchSemaphore(value: 0)
