@@ -135,11 +135,8 @@ extension KeyValueObservable {
     _ changeHandler: @escaping (Self, Object, KeyValueChange<Value>) -> Void,
     site: RegistrationSite? = nil
   ) -> KeyValueObservation {
-    let (currentValue, accesses) = DependencyRecorder.evaluate(keyPath, on: object)
-    return register(
-      object, keyPath, options, delivery, adaptedHandler: adaptHandler(changeHandler),
-      currentValue: currentValue, accesses: accesses, site: site,
-      sentinelType: HandlerSentinel<Self, Object, Value>.self)
+    register(
+      object, keyPath, options, delivery, adaptedHandler: adaptHandler(changeHandler), site: site)
   }
 
   /// Registers a handler behind its adapter (see `HandlerInput`); what every engine form of
