@@ -5,12 +5,16 @@
 ///
 /// It is the owner of its links as a portable registration is of its ``ChainLinkSentinel``s, with
 /// the same ``ChainLinks`` replacement; what differs is how the path is read: one key at a time,
-/// with the platform's key-value coding, instead of under a recorder.
+/// with the platform's key-value coding, instead of under a recorder. A path may start with a
+/// ``ChainHead`` of `@Observed` properties of a ``KeyValueObservable`` root, read under a recorder
+/// and linked with ``ChainLinkSentinel``s, before its Foundation keys.
 ///
-/// The root's registry (its stand-in's) owns it; no change the engine posts triggers it. When the
-/// root or the observer is deallocated the registration ends, and its links end with it, each on
-/// the object it observes. When an intermediate object is deallocated its link ends with it, and
-/// the path is read again: the leaf is then absent.
+/// The root's registry (its stand-in's, or its own for a ``KeyValueObservable`` root) owns it; no
+/// change the engine posts triggers it, not even on the root: the head's properties there are
+/// linked like those of any other object. When the root or the observer is deallocated the
+/// registration ends, and its links end with it, each on the object it observes. When an
+/// intermediate object is deallocated its link ends with it, and the path is read again: the leaf
+/// is then absent.
 // @unchecked Sendable: `links` is guarded by `observation`'s lock and the rest is immutable; the
 // handler runs where `delivery` says.
 final class FoundationChainSentinel<Observer: AnyObject, Root: AnyObject, Value>: ObservedSentinel,
@@ -24,6 +28,7 @@ final class FoundationChainSentinel<Observer: AnyObject, Root: AnyObject, Value>
   private var observer: Observer? { observerReference.load(as: Observer.self) }
   private var root: Root? { rootReference.load(as: Root.self) }
 
+  private let head: ChainHead<Root>
   private let keys: [String]
   private let options: ObservationOptions
   private let delivery: HandlerDelivery
@@ -38,6 +43,7 @@ final class FoundationChainSentinel<Observer: AnyObject, Root: AnyObject, Value>
   private init(
     observer: Observer,
     root: Root,
+    head: ChainHead<Root>,
     keys: [String],
     options: ObservationOptions,
     delivery: HandlerDelivery,
@@ -47,6 +53,7 @@ final class FoundationChainSentinel<Observer: AnyObject, Root: AnyObject, Value>
   ) {
     observerReference = ObjectReference(observer)
     rootReference = ObjectReference(root)
+    self.head = head
     self.keys = keys
     self.options = options
     self.delivery = delivery
@@ -64,13 +71,21 @@ final class FoundationChainSentinel<Observer: AnyObject, Root: AnyObject, Value>
     rootReference.release()
   }
 
-  /// Registers `handler` for the changes of the value `keys` reach from `root`, and returns the
-  /// registration; `nil` after a diagnostic when the path cannot be observed (a collection
-  /// operator, or a path through a collection). Neither side is retained.
+  /// Registers `handler` for the changes of the value `keys` reach from `root`, after `head`, and
+  /// returns the registration; a refused one after a diagnostic when the path cannot be observed
+  /// (a collection operator, or a path through a collection). Neither side is retained.
+  ///
+  /// - Parameters:
+  ///   - rootRegistry: The registry that owns the registration's sentinel: the root's stand-in's
+  ///     (`platform.registry(of: root)`), or the root's own when it is ``KeyValueObservable``.
+  ///   - head: What comes before `keys`: ``ChainHead/none``, or `@Observed` properties of the root.
+  ///   - evaluate: Reads the whole path, head included, from the root.
   static func register(
     observer: Observer,
     observerRegistry: ObservationRegistry,
     root: Root,
+    rootRegistry: ObservationRegistry,
+    head: ChainHead<Root> = .none,
     keys: [String],
     options: ObservationOptions,
     delivery: HandlerDelivery,
@@ -79,21 +94,22 @@ final class FoundationChainSentinel<Observer: AnyObject, Root: AnyObject, Value>
     handler: @escaping (Observer, Root, KeyValueChange<Value>) -> Void
   ) -> KeyValueObservation {
     let path = keys.joined(separator: ".")
-    if let unsupported = unsupportedReason(keys: keys, root: root, platform: platform) {
+    let start = head.read(root).start
+    if let unsupported = unsupportedReason(keys: keys, start: start, platform: platform) {
+      let named = head.name.map { "'\(path)' after \($0)" } ?? "'\(path)' of \(type(of: root))"
       ObservationDiagnostics.report(
         .unsupportedKeyPath,
-        "'\(path)' of \(type(of: root)) \(unsupported), so nothing was registered. Observe the "
+        "\(named) \(unsupported), so nothing was registered. Observe the "
           + "collection itself, or each of its elements with its own registration."
       )
       return .refused()
     }
     let sentinel = FoundationChainSentinel(
-      observer: observer, root: root, keys: keys, options: options, delivery: delivery,
-      platform: platform, evaluate: evaluate, handler: handler)
+      observer: observer, root: root, head: head, keys: keys, options: options,
+      delivery: delivery, platform: platform, evaluate: evaluate, handler: handler)
     let observation = sentinel.observation
     // As in `HandlerSentinel.register`: both sides are alive for the whole call, and the
     // registration knows both registries before either holds a sentinel.
-    let rootRegistry = platform.registry(of: root)
     observation.attachUnpublished(
       observedRegistry: rootRegistry, observerRegistry: observerRegistry)
     rootRegistry.attach(sentinel)
@@ -107,11 +123,11 @@ final class FoundationChainSentinel<Observer: AnyObject, Root: AnyObject, Value>
     return observation
   }
 
-  /// Why the path cannot be observed one key at a time, or `nil`: a collection operator
-  /// (`@count`, `@sum`), or an object on the path that is a collection.
+  /// Why the path cannot be observed one key at a time from `start`, or `nil`: a collection
+  /// operator (`@count`, `@sum`), or an object on the path that is a collection.
   private static func unsupportedReason(
     keys: [String],
-    root: Root,
+    start: AnyObject?,
     platform: any FoundationKeyObserving
   ) -> String? {
     if keys.contains(where: \.isEmpty) {
@@ -120,7 +136,10 @@ final class FoundationChainSentinel<Observer: AnyObject, Root: AnyObject, Value>
     if let key = keys.first(where: { $0.hasPrefix("@") }) {
       return "uses the collection operator \(key), which AutoKVO does not observe"
     }
-    var object: AnyObject? = root
+    if isKeyValueCollection(start) {
+      return "starts from a collection, which AutoKVO does not observe one element at a time"
+    }
+    var object: AnyObject? = start
     for key in keys.dropLast() {
       guard let current = object else { return nil }
       let value = platform.value(of: current, forKey: key)
@@ -180,10 +199,12 @@ final class FoundationChainSentinel<Observer: AnyObject, Root: AnyObject, Value>
 
   // MARK: Links and delivery
 
-  /// Reads the path one key at a time and links each object it reaches, for the next key.
+  /// Reads the head, then the path one key at a time, and links each object it reaches, for the
+  /// next key.
   private func replaceLinks(root: Root) {
-    var targets: [ChainLinkTarget] = []
-    var object: AnyObject? = root
+    let (start, headLinks) = head.read(root)
+    var targets = headLinks
+    var object: AnyObject? = start
     for (index, key) in keys.enumerated() {
       guard let current = object else { break }
       targets.append(ChainLinkTarget(object: current, key: .foundationKey(key)))
@@ -194,12 +215,18 @@ final class FoundationChainSentinel<Observer: AnyObject, Root: AnyObject, Value>
       object = isKeyValueCollection(value) ? nil : value.map { $0 as AnyObject }
     }
     let (retired, attached, targetsLoadedUnderLock) = observation.withLock {
-      ChainLinks.replace(&links, with: targets) { target in
-        guard case .foundationKey(let key) = target.key else {
-          preconditionFailure("a Foundation chain links keys only: \(target)")
+      ChainLinks.replace(&links, with: targets) { target -> any ChainLink in
+        switch target.key {
+        case .foundationKey(let key):
+          return FoundationChainLink.attach(
+            to: target.object, key: key, owner: self, platform: platform)
+        case .properties(let keyPaths):
+          // The head's objects: `ChainHead` links only objects it read `@Observed` properties of.
+          guard let object = target.object as? any KeyValueObservable else {
+            preconditionFailure("an engine link on an object that is not observable: \(target)")
+          }
+          return ChainLinkSentinel.attach(to: object, keyPaths: keyPaths, owner: self)
         }
-        return FoundationChainLink.attach(
-          to: target.object, key: key, owner: self, platform: platform)
       }
     }
     withExtendedLifetime(targetsLoadedUnderLock) {}

@@ -61,6 +61,7 @@
         // A chain: one one-key registration per object of the path, each on its object.
         return FoundationChainSentinel.register(
           observer: observer, observerRegistry: observerRegistry, root: object,
+          rootRegistry: registry(of: object),
           keys: keyPath.split(separator: ".", omittingEmptySubsequences: false).map(String.init),
           options: ObservationOptions(rawValue: options.rawValue), delivery: delivery,
           platform: self, evaluate: { $0.value(forKeyPath: keyPath) },

@@ -133,6 +133,88 @@
           site: RegistrationSite(file: file, line: line))
       }
     }
+
+    extension KeyValueObserver {
+      /// Observes a path that starts with `@Observed` properties of a ``KeyValueObservable``
+      /// object and continues through `@objc` properties of an `NSObject`, until this observer or
+      /// `object` is deallocated, whichever goes first.
+      ///
+      /// A single Swift key path cannot say where its `@Observed` part ends, so the path is given
+      /// in two parts: `keyPath`, observed with AutoKVO's engine, up to the `NSObject`; `then`,
+      /// observed with Foundation's KVO, from it. Each hop is a registration on the object it
+      /// observes, moved when that object is replaced and ended when it is deallocated, as for a
+      /// chain of either kind alone (Docs/Apple.md):
+      ///
+      /// ```swift
+      /// final class PlayerModel: KeyValueObservable {
+      ///     let observationRegistry = ObservationRegistry()
+      ///     @Observed var player: AVPlayer?
+      /// }
+      ///
+      /// label.autoObserve(model, keyPath: \.player, then: \.currentItem?.status) { label, _, change in
+      ///     label.isHidden = change.newValue != .readyToPlay
+      /// }
+      /// ```
+      ///
+      /// The handler receives the leaf's values, read from `object` before and after each change
+      /// of any hop. While `keyPath` leads to no object the leaf is absent: `nil` for an optional
+      /// leaf (`.some(nil)` in the change), no value otherwise. The handler runs where the other
+      /// typed forms run theirs: synchronously on the changing thread when registered from
+      /// nonisolated code, on the caller's actor when registered from one.
+      ///
+      /// - Parameters:
+      ///   - object: The object to observe. It is not retained.
+      ///   - keyPath: `@Observed` properties of `object` leading to an `NSObject`, or to `nil`.
+      ///   - then: An `@objc` key path of that `NSObject`, of KVO-compliant properties; it may go
+      ///     through other objects. A key path that is not `@objc`, or whose root is not an
+      ///     `NSObject`, registers nothing and reports a diagnostic.
+      ///   - options: What to deliver; `[.old, .new]` by default. With `.initial`, the handler is
+      ///     called once before this method returns.
+      ///   - isolation: The caller's actor, captured by default; the handler runs there.
+      ///   - file: The file of the call, which diagnostics name; leave it to its default.
+      ///   - line: The line of the call, likewise.
+      ///   - changeHandler: Called with this observer, `object` and the change of the leaf.
+      /// - Returns: A handle you may keep to cancel early, or drop: dropping it does not end the
+      ///   observation.
+      @discardableResult
+      public func autoObserve<Object: KeyValueObservable, Intermediate: AnyObject, Value>(
+        _ object: Object,
+        keyPath: KeyPath<Object, Intermediate?>,
+        then objcKeyPath: KeyPath<Intermediate, Value>,
+        options: ObservationOptions = [.old, .new],
+        isolation: isolated (any Actor)? = #isolation,
+        file: StaticString = #fileID,
+        line: UInt = #line,
+        changeHandler: @escaping (Self, Object, KeyValueChange<Value>) -> Void
+      ) -> KeyValueObservation {
+        observeThroughEngineThenFoundation(
+          object, .engine(keyPath), objcKeyPath,
+          evaluate: { $0[keyPath: keyPath].map { $0[keyPath: objcKeyPath] } },
+          options, .resolve(isolation: isolation), changeHandler,
+          site: RegistrationSite(file: file, line: line))
+      }
+
+      /// Observes a path that starts with `@Observed` properties of a ``KeyValueObservable``
+      /// object, leading to an `NSObject` that is always there, and continues through `@objc`
+      /// properties of that object; as the form whose `keyPath` may lead to `nil`.
+      @discardableResult
+      public func autoObserve<Object: KeyValueObservable, Intermediate: AnyObject, Value>(
+        _ object: Object,
+        keyPath: KeyPath<Object, Intermediate>,
+        then objcKeyPath: KeyPath<Intermediate, Value>,
+        options: ObservationOptions = [.old, .new],
+        isolation: isolated (any Actor)? = #isolation,
+        file: StaticString = #fileID,
+        line: UInt = #line,
+        changeHandler: @escaping (Self, Object, KeyValueChange<Value>) -> Void
+      ) -> KeyValueObservation {
+        observeThroughEngineThenFoundation(
+          object, .engine(keyPath), objcKeyPath,
+          evaluate: { Optional($0[keyPath: keyPath][keyPath: objcKeyPath]) },
+          options, .resolve(isolation: isolation), changeHandler,
+          site: RegistrationSite(file: file, line: line))
+      }
+    }
   #endif
 
   extension KeyValueObserver {
@@ -219,6 +301,47 @@
         observer: self, observerRegistry: observerRegistry, object: object,
         keyPath: keyPathString, options: options, delivery: delivery,
         changeHandler: changeHandler)
+    }
+  }
+
+  extension KeyValueObserver {
+    /// Registers a chain of `@Observed` properties (`head`), then `@objc` keys (`tail`): the work
+    /// of the `autoObserve(_:keyPath:then:…)` forms. `evaluate` reads the whole path, `nil` when
+    /// the head leads to no object.
+    func observeThroughEngineThenFoundation<Object: KeyValueObservable, Intermediate, Value>(
+      _ object: Object,
+      _ head: ChainHead<Object>,
+      _ tail: KeyPath<Intermediate, Value>,
+      evaluate: @escaping (Object) -> Value?,
+      _ options: ObservationOptions,
+      _ delivery: HandlerDelivery,
+      _ changeHandler: @escaping (Self, Object, KeyValueChange<Value>) -> Void,
+      site: RegistrationSite?
+    ) -> KeyValueObservation {
+      // `Intermediate` is only `AnyObject` in the signature: a class bound there (`NSObject`)
+      // makes Swift infer it before the key path literals, and reject `\.player`.
+      guard Intermediate.self is NSObject.Type, let tailString = tail._kvcKeyPathString else {
+        ObservationDiagnostics.report(
+          .unsupportedKeyPath,
+          "\(tail), after \(head.name ?? "the head"), is not an @objc key path of an NSObject, so "
+            + "Foundation's KVO cannot observe it and nothing was registered"
+            + "\(site.diagnosticSuffix); mark its properties @objc dynamic, or, when "
+            + "\(Intermediate.self) is KeyValueObservable, observe the whole path as one key path."
+        )
+        return .refused()
+      }
+      guard let observerRegistry = registryForObserving,
+        let rootRegistry = object.stableObservationRegistry(toBeUsedTo: "observe", site: site)
+      else { return .refused() }
+      return FoundationChainSentinel.register(
+        observer: self, observerRegistry: observerRegistry, root: object,
+        rootRegistry: rootRegistry, head: head,
+        keys: tailString.split(separator: ".", omittingEmptySubsequences: false).map(String.init),
+        options: options, delivery: delivery, platform: FoundationObservationRouter.shared,
+        evaluate: evaluate,
+        handler: { observer, object, change in
+          changeHandler(observer, object, change.flatteningAbsentLeaf())
+        })
     }
   }
 

@@ -78,5 +78,43 @@
         object, keyPath, options, .resolve(isolation: isolation), changeHandler,
         site: RegistrationSite(file: file, line: line))
     }
+
+    /// The same registration as its documented twin, for an SDK without `#isolation`.
+    @discardableResult
+    public func autoObserve<Object: KeyValueObservable, Intermediate: AnyObject, Value>(
+      _ object: Object,
+      keyPath: KeyPath<Object, Intermediate?>,
+      then objcKeyPath: KeyPath<Intermediate, Value>,
+      options: ObservationOptions = [.old, .new],
+      isolation: isolated (any Actor)? = nil,
+      file: StaticString = #fileID,
+      line: UInt = #line,
+      changeHandler: @escaping (Self, Object, KeyValueChange<Value>) -> Void
+    ) -> KeyValueObservation {
+      observeThroughEngineThenFoundation(
+        object, .engine(keyPath), objcKeyPath,
+        evaluate: { $0[keyPath: keyPath].map { $0[keyPath: objcKeyPath] } },
+        options, .resolve(isolation: isolation), changeHandler,
+        site: RegistrationSite(file: file, line: line))
+    }
+
+    /// The same registration as its documented twin, for an SDK without `#isolation`.
+    @discardableResult
+    public func autoObserve<Object: KeyValueObservable, Intermediate: AnyObject, Value>(
+      _ object: Object,
+      keyPath: KeyPath<Object, Intermediate>,
+      then objcKeyPath: KeyPath<Intermediate, Value>,
+      options: ObservationOptions = [.old, .new],
+      isolation: isolated (any Actor)? = nil,
+      file: StaticString = #fileID,
+      line: UInt = #line,
+      changeHandler: @escaping (Self, Object, KeyValueChange<Value>) -> Void
+    ) -> KeyValueObservation {
+      observeThroughEngineThenFoundation(
+        object, .engine(keyPath), objcKeyPath,
+        evaluate: { Optional($0[keyPath: keyPath][keyPath: objcKeyPath]) },
+        options, .resolve(isolation: isolation), changeHandler,
+        site: RegistrationSite(file: file, line: line))
+    }
   }
 #endif

@@ -121,10 +121,74 @@ private final class KeyPlatform: FoundationKeyObserving, @unchecked Sendable {
   ) -> KeyValueObservation {
     let keys = path.split(separator: ".").map(String.init)
     return FoundationChainSentinel.register(
-      observer: watcher, observerRegistry: watcher.observationRegistry, root: root, keys: keys,
+      observer: watcher, observerRegistry: watcher.observationRegistry, root: root,
+      rootRegistry: root.registry, keys: keys,
       options: options, delivery: .synchronous, platform: self,
       evaluate: { [self] root in value(of: root, atPath: keys) },
       handler: { watcher, _, change in handler(watcher, change) })
+  }
+
+  /// Registers a chain that starts with `head`, `@Observed` properties of a Swift model, and
+  /// continues with the Foundation keys of `path`.
+  @discardableResult
+  func register<Root: KeyValueObservable>(
+    _ watcher: Watcher, on root: Root, head: KeyPath<Root, KeyedObject?>, path: String,
+    options: ObservationOptions,
+    handler: @escaping (Watcher, KeyValueChange<Any?>) -> Void = { watcher, change in
+      watcher.record(describeAny(change))
+    }
+  ) -> KeyValueObservation {
+    let keys = path.split(separator: ".").map(String.init)
+    return FoundationChainSentinel.register(
+      observer: watcher, observerRegistry: watcher.observationRegistry, root: root,
+      rootRegistry: root.observationRegistry, head: .engine(head), keys: keys,
+      options: options, delivery: .synchronous, platform: self,
+      evaluate: { [self] root in root[keyPath: head].flatMap { value(of: $0, atPath: keys) } },
+      handler: { watcher, _, change in handler(watcher, change) })
+  }
+}
+
+/// A Swift model whose `@Observed` property leads to an object observed with Foundation's KVO
+/// (`\.player`, then `currentItem.status`). Its registry is declared first, so it is destroyed
+/// before the player when the model goes.
+// @unchecked Sendable: each test's model is changed from one thread at a time.
+private final class Model: KeyValueObservable, @unchecked Sendable {
+  let observationRegistry = ObservationRegistry()
+  @Observed var player: KeyedObject?
+  @Observed var holder: Holder?
+  @Observed var title = "a"
+  private let tracker: LifetimeTracker?
+
+  init(tracker: LifetimeTracker? = nil, player: KeyedObject? = nil) {
+    self.tracker = tracker
+    self.player = player
+    tracker?.instanceCreated()
+  }
+
+  deinit {
+    tracker?.instanceDestroyed()
+  }
+}
+
+/// The same, with its registry declared last: destroyed after the player it owns.
+// @unchecked Sendable: changed from one thread at a time.
+private final class ModelWithRegistryLast: KeyValueObservable, @unchecked Sendable {
+  @Observed var player: KeyedObject?
+  let observationRegistry = ObservationRegistry()
+
+  init(player: KeyedObject?) {
+    self.player = player
+  }
+}
+
+/// An engine object between a model and its player: `\Model.holder?.player`.
+// @unchecked Sendable: changed from one thread at a time.
+private final class Holder: KeyValueObservable, @unchecked Sendable {
+  let observationRegistry = ObservationRegistry()
+  @Observed var player: KeyedObject?
+
+  init(player: KeyedObject?) {
+    self.player = player
   }
 }
 
@@ -296,6 +360,256 @@ struct FoundationChainTests {
     #expect(diagnostics.messages[0].contains("collection operator @count"))
     #expect(diagnostics.messages[1].contains("goes through a collection at 'items'"))
     #expect(playlist.registry.observerCount == 0)
+    #expect(watcher.activeObservations.isEmpty)
+  }
+}
+
+@Suite("Mixed chains: @Observed properties of a Swift model, then Foundation keys")
+struct MixedChainTests {
+  @Test(
+    "The leaf's changes and the head's replacements are delivered with the leaf's values, and each hop moves"
+  )
+  func headReplaced() {
+    let platform = KeyPlatform()
+    let item = KeyedObject(["status": "loading"])
+    let player = KeyedObject(["currentItem": item])
+    let model = Model(player: player)
+    let watcher = Watcher()
+    let observation = platform.register(
+      watcher, on: model, head: \.player, path: "currentItem.status",
+      options: [.initial, .old, .new])
+    platform.set(item, "status", to: "ready")
+    #expect(watcher.log == ["·->loading", "loading->ready"])
+    // The registration and the head's link on the model; one Foundation hop on each object.
+    #expect(model.observationRegistry.observerCount == 2)
+    #expect(platform.registrationCount(on: player) == 1)
+    #expect(platform.registrationCount(on: item) == 1)
+
+    model.title = "b"  // not on the path
+    let nextItem = KeyedObject(["status": "paused"])
+    let nextPlayer = KeyedObject(["currentItem": nextItem])
+    model.player = nextPlayer
+    #expect(watcher.log == ["·->loading", "loading->ready", "ready->paused"])
+    #expect(platform.registrationCount(on: player) == 0)
+    #expect(platform.registrationCount(on: item) == 0)
+    #expect(player.registry.observerCount == 0)
+    #expect(item.registry.observerCount == 0)
+    #expect(platform.detachments.value == 2)  // both removed from their live objects
+    #expect(platform.registrationCount(on: nextPlayer) == 1)
+    #expect(platform.registrationCount(on: nextItem) == 1)
+
+    platform.set(item, "status", to: "ignored")
+    platform.set(nextItem, "status", to: "playing")
+    model.player = nil
+    #expect(watcher.log.suffix(2) == ["paused->playing", "playing->-"])
+    #expect(platform.registrationCount(on: nextPlayer) == 0)
+    #expect(model.observationRegistry.observerCount == 2)
+    #expect(!observation.isCancelled)
+    model.player = KeyedObject(["currentItem": KeyedObject(["status": "back"])])
+    #expect(
+      watcher.log == [
+        "·->loading", "loading->ready", "ready->paused", "paused->playing", "playing->-",
+        "-->back",
+      ])
+  }
+
+  @Test("A .prior call comes before each change, with the old value, through either kind of hop")
+  func priorThroughBothHops() {
+    let platform = KeyPlatform()
+    let item = KeyedObject(["status": "a"])
+    let model = Model(player: KeyedObject(["currentItem": item]))
+    let watcher = Watcher()
+    platform.register(
+      watcher, on: model, head: \.player, path: "currentItem.status",
+      options: [.prior, .old, .new])
+    platform.set(item, "status", to: "b")
+    model.player = KeyedObject(["currentItem": KeyedObject(["status": "c"])])
+    #expect(watcher.log == ["prior a->·", "a->b", "prior b->·", "b->c"])
+  }
+
+  @Test("A head through two engine objects links both; replacing the middle one moves every hop")
+  func headThroughTwoEngineObjects() {
+    let platform = KeyPlatform()
+    let first = Holder(player: KeyedObject(["currentItem": KeyedObject(["status": "1"])]))
+    let model = Model()
+    model.holder = first
+    let watcher = Watcher()
+    platform.register(
+      watcher, on: model, head: \.holder?.player, path: "currentItem.status", options: [.old, .new])
+    #expect(first.observationRegistry.observerCount == 1)
+    first.player = KeyedObject(["currentItem": KeyedObject(["status": "2"])])
+    let second = Holder(player: KeyedObject(["currentItem": KeyedObject(["status": "3"])]))
+    model.holder = second
+    #expect(watcher.log == ["1->2", "2->3"])
+    #expect(first.observationRegistry.observerCount == 0)
+    #expect(second.observationRegistry.observerCount == 1)
+    first.player = nil  // no longer on the path
+    second.player = nil
+    #expect(watcher.log == ["1->2", "2->3", "3->-"])
+  }
+
+  @Test("An object of the Foundation keys freed while its owner lives: its hop ends with it")
+  func foundationIntermediateFreed() {
+    let platform = KeyPlatform()
+    let tracker = LifetimeTracker()
+    let player = KeyedObject()
+    var item: KeyedObject? = KeyedObject(tracker: tracker, ["status": "ready"])
+    platform.set(player, "currentItem", to: item, weakly: true)
+    let model = Model(player: player)
+    let watcher = Watcher()
+    let observation = platform.register(
+      watcher, on: model, head: \.player, path: "currentItem.status",
+      options: [.old, .new, .prior])
+    #expect(platform.registrationCount(on: item!) == 1)
+    item = nil
+    #expect(tracker.liveCount == 0)
+    #expect(watcher.log == ["prior ·->·", "·->-"])
+    #expect(platform.detachments.value == 0)  // removed by its own deallocation only
+    #expect(!observation.isCancelled)
+    platform.set(player, "currentItem", to: KeyedObject(["status": "new"]))
+    #expect(watcher.log.last == "-->new")
+  }
+
+  @Test(
+    "A model that owns its chain, freed, registry first or last: every hop ends exactly once, none after its object"
+  )
+  func rootOwningChainFreed() {
+    let platform = KeyPlatform()
+    let tracker = LifetimeTracker()
+    var model: Model? = Model(
+      tracker: tracker,
+      player: KeyedObject(
+        tracker: tracker, ["currentItem": KeyedObject(tracker: tracker, ["status": "s"])]))
+    let watcher = Watcher()
+    let observation = platform.register(
+      watcher, on: model!, head: \.player, path: "currentItem.status", options: [.old, .new])
+    model = nil
+    #expect(tracker.liveCount == 0)
+    #expect(observation.isCancelled)
+    #expect(observation.endReason == .observedDeallocated)
+    #expect(watcher.observationRegistry.observingCount == 0)
+    #expect(watcher.log.isEmpty)
+    // Each of the two Foundation hops was removed by its object's own deallocation or by a
+    // thread that held the object: at most once each.
+    #expect(platform.detachments.value <= 2)
+
+    let otherTracker = LifetimeTracker()
+    var other: ModelWithRegistryLast? = ModelWithRegistryLast(
+      player: KeyedObject(
+        tracker: otherTracker,
+        ["currentItem": KeyedObject(tracker: otherTracker, ["status": "s"])]))
+    let second = platform.register(
+      watcher, on: other!, head: \.player, path: "currentItem.status", options: [.old, .new])
+    other = nil
+    #expect(otherTracker.liveCount == 0)
+    #expect(second.isCancelled)
+    #expect(second.endReason == .observedDeallocated)
+    #expect(watcher.observationRegistry.observingCount == 0)
+    #expect(watcher.log.isEmpty)
+    #expect(platform.detachments.value <= 4)
+  }
+
+  @Test("The observer freed first: every hop, engine and Foundation, is removed exactly once")
+  func observerFreedFirst() {
+    let platform = KeyPlatform()
+    let item = KeyedObject(["status": "ready"])
+    let player = KeyedObject(["currentItem": item])
+    let model = Model(player: player)
+    var watcher: Watcher? = Watcher()
+    let observation = platform.register(
+      watcher!, on: model, head: \.player, path: "currentItem.status", options: [.new])
+    watcher = nil
+    #expect(observation.isCancelled)
+    #expect(observation.endReason == .observerDeallocated)
+    #expect(platform.detachments.value == 2)
+    #expect(platform.registrationCount(on: player) == 0)
+    #expect(platform.registrationCount(on: item) == 0)
+    #expect(model.observationRegistry.observerCount == 0)
+    #expect(player.registry.observerCount == 0)
+    model.player = nil  // nobody left to tell
+  }
+
+  @Test("cancel() inside the .initial call: nothing more is delivered and every hop is removed")
+  func cancelInsideInitial() {
+    let platform = KeyPlatform()
+    let item = KeyedObject(["status": "ready"])
+    let model = Model(player: KeyedObject(["currentItem": item]))
+    let watcher = Watcher()
+    var ended = -1
+    let observation = platform.register(
+      watcher, on: model, head: \.player, path: "currentItem.status", options: [.initial, .new]
+    ) { watcher, change in
+      watcher.record("\(change.newValue.map { "\($0 ?? "-")" } ?? "·")")
+      ended = watcher.stopObservingAll()
+    }
+    platform.set(item, "status", to: "later")
+    model.player = nil
+    #expect(watcher.log == ["ready"])
+    #expect(ended == 1)
+    #expect(observation.isCancelled)
+    #expect(platform.registrationCount(on: item) == 0)
+    #expect(model.observationRegistry.observerCount == 0)
+    #expect(item.registry.observerCount == 0)
+  }
+
+  @Test(
+    "Both sides freed at once on two threads: every registration ends once, everything is freed")
+  func bothSidesAtOnce() {
+    let platform = KeyPlatform()
+    let tracker = LifetimeTracker()
+    for _ in 0..<200 {
+      let model = Box<Model>()
+      model.value = Model(
+        tracker: tracker,
+        player: KeyedObject(
+          tracker: tracker, ["currentItem": KeyedObject(tracker: tracker, ["status": "s"])]))
+      let watcher = Box<Watcher>()
+      watcher.value = Watcher(tracker: tracker)
+      let observation = platform.register(
+        watcher.value!, on: model.value!, head: \.player, path: "currentItem.status",
+        options: [.new])
+      let sides = (model, watcher)  // each released by one thread only
+      runSimultaneously([{ sides.0.value = nil }, { sides.1.value = nil }])
+      #expect(observation.isCancelled)
+    }
+    #expect(tracker.liveCount == 0)
+  }
+
+  @Test("A leaf read through no object is absent: nil for an optional leaf, no value otherwise")
+  func absentLeafFlattened() {
+    // What the typed Apple forms hand their handler: the chain reads `Leaf?`, `nil` when the head
+    // leads to no object.
+    let int = KeyValueChange<Int?>(kind: .setting, oldValue: .some(nil), newValue: .some(3))
+      .flatteningAbsentLeaf()
+    #expect(int == KeyValueChange<Int>(kind: .setting, oldValue: nil, newValue: 3))
+    let optional = KeyValueChange<String??>(
+      kind: .setting, oldValue: .some(.some(nil)), newValue: .some(nil), isPrior: false
+    ).flatteningAbsentLeaf()
+    #expect(optional.oldValue == .some(.none))  // the leaf's own nil
+    #expect(optional.newValue == .some(.none))  // absent
+    let notAsked = KeyValueChange<String??>(kind: .setting, newValue: .some(.some("x")))
+      .flatteningAbsentLeaf()
+    #expect(notAsked.oldValue == nil)  // not asked for
+    #expect(notAsked.newValue == .some("x"))
+    let prior = KeyValueChange<Int?>(kind: .setting, oldValue: .some(1), isPrior: true)
+      .flatteningAbsentLeaf()
+    #expect(prior == KeyValueChange<Int>(kind: .setting, oldValue: 1, isPrior: true))
+  }
+
+  @Test("Foundation keys through a collection after the head are refused with a diagnostic")
+  func collectionAfterHeadRefused() {
+    let diagnostics = DiagnosticsRecorder()
+    defer { diagnostics.restore() }
+    let platform = KeyPlatform()
+    let model = Model(player: KeyedObject(["items": [KeyedObject(["title": "a"])]]))
+    let watcher = Watcher()
+    let through = platform.register(
+      watcher, on: model, head: \.player, path: "items.title", options: [.new])
+    #expect(through.isCancelled)
+    #expect(diagnostics.kinds == [.unsupportedKeyPath])
+    #expect(diagnostics.messages[0].contains("'items.title' after "))
+    #expect(diagnostics.messages[0].contains("goes through a collection at 'items'"))
+    #expect(model.observationRegistry.observerCount == 0)
     #expect(watcher.activeObservations.isEmpty)
   }
 }
