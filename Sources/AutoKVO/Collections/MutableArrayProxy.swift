@@ -45,19 +45,18 @@ public struct MutableArrayProxy<Object: KeyValueObservable, Element> {
 
   /// Appends `element`; observers get an `.insertion` at the new last index.
   public func append(_ element: Element) {
-    insert([element], at: IndexSet(integer: count))
+    mutate(.insertion, at: .end(adding: 1)) { $0.append(element) }
   }
 
   /// Appends `newElements`; observers get one `.insertion` at their new indexes.
   public func append(contentsOf newElements: some Sequence<Element>) {
     let newElements = Array(newElements)
-    let start = count
-    insert(newElements, at: IndexSet(integersIn: start..<(start + newElements.count)))
+    mutate(.insertion, at: .end(adding: newElements.count)) { $0.append(contentsOf: newElements) }
   }
 
   /// Inserts `element` at `index`; observers get an `.insertion` at `[index]`.
   public func insert(_ element: Element, at index: Int) {
-    insert([element], at: IndexSet(integer: index))
+    mutate(.insertion, at: .one(index)) { $0.insert(element, at: index) }
   }
 
   /// Inserts `newElements` so that they end up at `indexes`, in ascending order, as KVO's
@@ -66,7 +65,7 @@ public struct MutableArrayProxy<Object: KeyValueObservable, Element> {
     guard newElements.count == indexes.count else {
       return reportCountMismatch("insert", indexes: indexes, elements: newElements.count)
     }
-    mutate(.insertion, at: indexes) { array in
+    mutate(.insertion, at: .many(indexes)) { array in
       for (element, index) in zip(newElements, indexes) {
         array.insert(element, at: index)
       }
@@ -77,14 +76,14 @@ public struct MutableArrayProxy<Object: KeyValueObservable, Element> {
   /// `index` is out of range; observers get a `.removal` at `[index]`.
   @discardableResult
   public func remove(at index: Int) -> Element? {
-    let removed = self[index]
-    remove(at: IndexSet(integer: index))
+    var removed: Element?
+    mutate(.removal, at: .one(index)) { removed = $0.remove(at: index) }
     return removed
   }
 
   /// Removes the elements at `indexes`; observers get one `.removal` at `indexes`.
   public func remove(at indexes: IndexSet) {
-    mutate(.removal, at: indexes) { array in
+    mutate(.removal, at: .many(indexes)) { array in
       for index in indexes.reversed() {
         array.remove(at: index)
       }
@@ -106,7 +105,7 @@ public struct MutableArrayProxy<Object: KeyValueObservable, Element> {
 
   /// Replaces the element at `index`; observers get a `.replacement` at `[index]`.
   public func replace(at index: Int, with element: Element) {
-    replace(at: IndexSet(integer: index), with: [element])
+    mutate(.replacement, at: .one(index)) { $0[index] = element }
   }
 
   /// Replaces the elements at `indexes` with `newElements`, in ascending index order; observers
@@ -115,27 +114,32 @@ public struct MutableArrayProxy<Object: KeyValueObservable, Element> {
     guard newElements.count == indexes.count else {
       return reportCountMismatch("replace", indexes: indexes, elements: newElements.count)
     }
-    mutate(.replacement, at: indexes) { array in
+    mutate(.replacement, at: .many(indexes)) { array in
       for (element, index) in zip(newElements, indexes) {
         array[index] = element
       }
     }
   }
 
-  private func mutate(_ kind: ChangeKind, at indexes: IndexSet, _ body: (inout [Element]) -> Void) {
+  /// Performs `body` on the array, after checking `positions` against it, and notifies the
+  /// property's observers of a `kind` change at them, if it has any.
+  private func mutate(
+    _ kind: ChangeKind,
+    at positions: ArrayPositions,
+    _ body: (inout [Element]) -> Void
+  ) {
     let object = object
     let keyPath = keyPath
     let count = object[keyPath: keyPath].count
-    let limit = kind == .insertion ? count + indexes.count : count
-    guard (indexes.first ?? 0) >= 0, (indexes.last ?? -1) < limit else {
+    guard positions.areValid(for: kind, count: count) else {
       return CollectionChanges.reportOutOfRange(
-        kind, indexes, count: count, keyPath: keyPath, object: object)
+        kind, positions.indexes(count: count), count: count, keyPath: keyPath, object: object)
     }
     // Removed and replaced elements are released only after the change was delivered (see
     // `Observed`): their deinit may read the property.
     var released: [Element] = []
     func mutation(_ array: inout [Element]) {
-      if kind != .insertion { released = indexes.map { array[$0] } }
+      if kind != .insertion { released = positions.elements(of: array) }
       body(&array)
     }
     defer { withExtendedLifetime(released) {} }
@@ -144,8 +148,8 @@ public struct MutableArrayProxy<Object: KeyValueObservable, Element> {
     // The array read for the descriptor is released before the mutation, so that the mutation
     // finds its buffer uniquely referenced.
     let descriptor = CollectionChanges.arrayChange(
-      kind, at: indexes, of: object[keyPath: keyPath], keyPath: propertyKeyPath ?? keyPath,
-      object: object)
+      kind, at: positions.indexes(count: count), of: object[keyPath: keyPath],
+      keyPath: propertyKeyPath ?? keyPath, object: object)
     registry.performCollectionChange(of: object, descriptor) {
       mutateInPlace(mutation)
     } completeDescriptor: { descriptor in
@@ -154,8 +158,6 @@ public struct MutableArrayProxy<Object: KeyValueObservable, Element> {
     }
   }
 
-  /// Mutates the array where it is stored when the property is `@Observed`, otherwise through the
-  /// key path.
   private func mutateInPlace(_ body: (inout [Element]) -> Void) {
     InPlaceMutation.mutate(object, at: keyPath, property: propertyKeyPath, placeholder: [], body)
   }
@@ -167,5 +169,46 @@ public struct MutableArrayProxy<Object: KeyValueObservable, Element> {
         + "with \(elements) "
         + "elements: the counts differ; nothing was changed."
     )
+  }
+}
+
+/// The indexes an array mutation affects, as its caller knows them. One index, or the end of the
+/// array, the common cases, make no `IndexSet` (a Foundation object on Linux) unless an observer
+/// or a diagnostic needs one.
+private enum ArrayPositions {
+  case one(Int)
+  /// After the last element, for this many new elements.
+  case end(adding: Int)
+  case many(IndexSet)
+
+  /// Whether a `kind` mutation at these positions fits an array of `count` elements.
+  func areValid(for kind: ChangeKind, count: Int) -> Bool {
+    switch self {
+    case .one(let index):
+      return index >= 0 && index < (kind == .insertion ? count + 1 : count)
+    case .end:
+      return kind == .insertion
+    case .many(let indexes):
+      let limit = kind == .insertion ? count + indexes.count : count
+      return (indexes.first ?? 0) >= 0 && (indexes.last ?? -1) < limit
+    }
+  }
+
+  /// The elements of `array` at these positions.
+  func elements<Element>(of array: [Element]) -> [Element] {
+    switch self {
+    case .one(let index): [array[index]]
+    case .end: []
+    case .many(let indexes): indexes.map { array[$0] }
+    }
+  }
+
+  /// The positions as indexes, for an array of `count` elements before the mutation.
+  func indexes(count: Int) -> IndexSet {
+    switch self {
+    case .one(let index): IndexSet(integer: index)
+    case .end(let added): IndexSet(integersIn: count..<(count + added))
+    case .many(let indexes): indexes
+    }
   }
 }

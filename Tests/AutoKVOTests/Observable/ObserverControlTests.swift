@@ -209,6 +209,34 @@ struct BadInputTests {
     #expect(diagnostics.messages.allSatisfy { $0.contains("of Playlist.songs") })
   }
 
+  @Test("Single out-of-range or negative proxy indexes, observed or not: nothing changes, each reported")
+  func outOfRangeSingleIndexes() {
+    let diagnostics = DiagnosticsRecorder()
+    defer { diagnostics.restore() }
+    let observed = Playlist()
+    observed.songs = ["a", "b"]
+    let watcher = Watcher()
+    watcher.autoObserve(observed, keyPath: \.songs) { w, _, c in w.record(describe(c)) }
+    let unobserved = Playlist()
+    unobserved.songs = ["a", "b"]
+    for playlist in [observed, unobserved] {
+      let songs = playlist.mutableArrayValue(for: \.songs)
+      #expect(songs.remove(at: -1) == nil)
+      #expect(songs.remove(at: 2) == nil)
+      songs.insert("x", at: -1)
+      songs.insert("x", at: 3)
+      songs.replace(at: 2, with: "r")
+      songs.replace(at: -3, with: "r")
+      #expect(playlist.songs == ["a", "b"])
+      songs.insert("c", at: 2)  // at the end: valid
+      #expect(songs.removeLast() == "c")
+    }
+    #expect(watcher.log == ["insertion nil->[\"c\"]", "removal [\"c\"]->nil"])
+    #expect(diagnostics.kinds == Array(repeating: .indexesOutOfRange, count: 12))
+    #expect(diagnostics.messages[0].contains("removal at indexes [-1] of Playlist.songs"))
+    #expect(diagnostics.messages[3].contains("insertion at indexes [3] of Playlist.songs"))
+  }
+
   @Test("Out-of-range manual indexes are reported and delivered as a .setting of the whole array")
   func outOfRangeManual() {
     let diagnostics = DiagnosticsRecorder()
