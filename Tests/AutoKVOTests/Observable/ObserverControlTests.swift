@@ -209,7 +209,9 @@ struct BadInputTests {
     #expect(diagnostics.messages.allSatisfy { $0.contains("of Playlist.songs") })
   }
 
-  @Test("Single out-of-range or negative proxy indexes, observed or not: nothing changes, each reported")
+  @Test(
+    "Single out-of-range or negative proxy indexes, observed or not: nothing changes, each reported"
+  )
   func outOfRangeSingleIndexes() {
     let diagnostics = DiagnosticsRecorder()
     defer { diagnostics.restore() }
