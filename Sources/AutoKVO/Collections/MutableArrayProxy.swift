@@ -19,11 +19,11 @@ import Foundation
 /// `MutableArrayProxy` is not `Sendable`: it holds its object, which need not be. Make one where
 /// you mutate, rather than passing it around.
 public struct MutableArrayProxy<Object: KeyValueObservable, Element> {
-  private let object: Object
-  private let keyPath: ReferenceWritableKeyPath<Object, [Element]>
+  @usableFromInline let object: Object
+  @usableFromInline let keyPath: ReferenceWritableKeyPath<Object, [Element]>
   /// The key path of the `@Observed` property `keyPath` names, which changes are posted under and
   /// whose storage is mutated in place; `nil` for any other property.
-  private let propertyKeyPath: AnyKeyPath?
+  @usableFromInline let propertyKeyPath: AnyKeyPath?
 
   init(object: Object, keyPath: ReferenceWritableKeyPath<Object, [Element]>) {
     self.object = object
@@ -44,7 +44,18 @@ public struct MutableArrayProxy<Object: KeyValueObservable, Element> {
   }
 
   /// Appends `element`; observers get an `.insertion` at the new last index.
+  ///
+  /// Inlinable: appending to an `@Observed` array nobody observes is then specialized where it is
+  /// called, with no run-time generic metadata look-up (Docs/Performance.md).
+  @inlinable
   public func append(_ element: Element) {
+    // Nobody observes: nothing to describe and no index to check. The same relaxed load and
+    // decision as the unobserved branch of `mutate`.
+    if let propertyKeyPath, !object.observationRegistry.isObserved {
+      return InPlaceMutation.mutate(
+        object, at: keyPath, property: propertyKeyPath, placeholder: []
+      ) { $0.append(element) }
+    }
     mutate(.insertion, at: .end(adding: 1)) { $0.append(element) }
   }
 
@@ -123,7 +134,8 @@ public struct MutableArrayProxy<Object: KeyValueObservable, Element> {
 
   /// Performs `body` on the array, after checking `positions` against it, and notifies the
   /// property's observers of a `kind` change at them, if it has any.
-  private func mutate(
+  @usableFromInline
+  func mutate(
     _ kind: ChangeKind,
     at positions: ArrayPositions,
     _ body: (inout [Element]) -> Void
@@ -175,7 +187,8 @@ public struct MutableArrayProxy<Object: KeyValueObservable, Element> {
 /// The indexes an array mutation affects, as its caller knows them. One index, or the end of the
 /// array, the common cases, make no `IndexSet` (a Foundation object on Linux) unless an observer
 /// or a diagnostic needs one.
-private enum ArrayPositions {
+@usableFromInline
+enum ArrayPositions {
   case one(Int)
   /// After the last element, for this many new elements.
   case end(adding: Int)

@@ -13,13 +13,14 @@ import _AutoKVOShims
 // @unchecked Sendable: used only on the thread that made it, for the duration of one read.
 @usableFromInline
 final class InPlaceMutation<Value>: @unchecked Sendable {
-  private let object: AnyObject
-  private let keyPath: AnyKeyPath
-  private var placeholder: Value?
-  private let body: (inout Value) -> Void
-  private var isPerformed = false
+  @usableFromInline let object: AnyObject
+  @usableFromInline let keyPath: AnyKeyPath
+  @usableFromInline var placeholder: Value?
+  @usableFromInline let body: (inout Value) -> Void
+  @usableFromInline var isPerformed = false
 
-  private init(
+  @usableFromInline
+  init(
     object: AnyObject,
     keyPath: AnyKeyPath,
     placeholder: Value,
@@ -33,7 +34,9 @@ final class InPlaceMutation<Value>: @unchecked Sendable {
 
   /// Mutates the value at `keyPath` of `object` with `body`: in place when `propertyKeyPath` names
   /// the `@Observed` property `keyPath` reads, otherwise through the key path (a read, the mutation
-  /// of the copy, a write).
+  /// of the copy, a write). Inlinable, with ``perform(on:property:placeholder:_:by:)``, so that a
+  /// caller specialized for `Value` and `Root` looks up no generic metadata at run time.
+  @inlinable
   static func mutate<Root: AnyObject>(
     _ object: Root,
     at keyPath: ReferenceWritableKeyPath<Root, Value>,
@@ -54,6 +57,7 @@ final class InPlaceMutation<Value>: @unchecked Sendable {
   /// Mutates the `@Observed` property declared at `keyPath` of `object` in place with `body`, by
   /// calling `read`, which must read that property. Returns `false`, having done nothing, when
   /// `read` reached no getter of that property (then the caller mutates some other way).
+  @inlinable
   static func perform(
     on object: AnyObject,
     property keyPath: AnyKeyPath,
@@ -78,7 +82,7 @@ final class InPlaceMutation<Value>: @unchecked Sendable {
 
   /// The request this thread's getter of the property declared at `keyPath`, of `object`, must
   /// perform, if there is one.
-  @usableFromInline
+  @inlinable
   static func pending(on object: AnyObject, property keyPath: AnyKeyPath) -> InPlaceMutation? {
     guard let raw = autokvo_thread_mutation(),
       let mutation = Unmanaged<AnyObject>.fromOpaque(raw).takeUnretainedValue()
@@ -89,7 +93,7 @@ final class InPlaceMutation<Value>: @unchecked Sendable {
   }
 
   /// Hands over the value that stands in the storage during the mutation.
-  @usableFromInline
+  @inlinable
   func takePlaceholder() -> Value {
     guard let placeholder else {
       preconditionFailure("in-place mutation of \(keyPath) performed twice")
@@ -99,7 +103,7 @@ final class InPlaceMutation<Value>: @unchecked Sendable {
   }
 
   /// Mutates `value`, the property's value moved out of its storage.
-  @usableFromInline
+  @inlinable
   func perform(on value: inout Value) {
     isPerformed = true
     body(&value)
