@@ -29,19 +29,25 @@ extension ChainHead where Root: KeyValueObservable {
   static func engine<Intermediate: AnyObject>(
     _ keyPath: KeyPath<Root, Intermediate?>
   ) -> ChainHead {
-    ChainHead(name: "\(keyPath)") { root in
-      let (start, dependencies) = Dependencies.discover(root: root, keyPath: keyPath)
-      return (start, links(of: dependencies, root: root))
-    }
+    engine(keyPath, start: { $0 })
   }
 
   /// A head of `@Observed` properties that always leads to an object.
   static func engine<Intermediate: AnyObject>(
     _ keyPath: KeyPath<Root, Intermediate>
   ) -> ChainHead {
+    engine(keyPath, start: { $0 })
+  }
+
+  /// A head that reads `keyPath` under a recorder; `start` turns its value into the object the
+  /// Foundation keys start from.
+  private static func engine<HeadValue>(
+    _ keyPath: KeyPath<Root, HeadValue>,
+    start: @escaping (HeadValue) -> AnyObject?
+  ) -> ChainHead {
     ChainHead(name: "\(keyPath)") { root in
-      let (start, dependencies) = Dependencies.discover(root: root, keyPath: keyPath)
-      return (start, links(of: dependencies, root: root))
+      let (value, dependencies) = Dependencies.discover(root: root, keyPath: keyPath)
+      return (start(value), links(of: dependencies, root: root))
     }
   }
 

@@ -94,8 +94,9 @@ final class FoundationChainSentinel<Observer: AnyObject, Root: AnyObject, Value>
     handler: @escaping (Observer, Root, KeyValueChange<Value>) -> Void
   ) -> KeyValueObservation {
     let path = keys.joined(separator: ".")
-    let start = head.read(root).start
-    if let unsupported = unsupportedReason(keys: keys, start: start, platform: platform) {
+    // Read once here, for the check and for the first links: reading a head records its reads.
+    let headRead = head.read(root)
+    if let unsupported = unsupportedReason(keys: keys, start: headRead.start, platform: platform) {
       let named = head.name.map { "'\(path)' after \($0)" } ?? "'\(path)' of \(type(of: root))"
       ObservationDiagnostics.report(
         .unsupportedKeyPath,
@@ -114,7 +115,7 @@ final class FoundationChainSentinel<Observer: AnyObject, Root: AnyObject, Value>
       observedRegistry: rootRegistry, observerRegistry: observerRegistry)
     rootRegistry.attach(sentinel)
     observerRegistry.attach(ObserverSentinel(observation: observation))
-    sentinel.replaceLinks(root: root)
+    sentinel.replaceLinks(root: root, headRead: headRead)
     if options.contains(.initial) {
       let change = KeyValueChange(
         kind: .setting, newValue: options.contains(.new) ? evaluate(root) : nil)
@@ -201,8 +202,13 @@ final class FoundationChainSentinel<Observer: AnyObject, Root: AnyObject, Value>
 
   /// Reads the head, then the path one key at a time, and links each object it reaches, for the
   /// next key.
-  private func replaceLinks(root: Root) {
-    let (start, headLinks) = head.read(root)
+  ///
+  /// `headRead` is the head as the caller just read it from `root`, if it did.
+  private func replaceLinks(
+    root: Root,
+    headRead: (start: AnyObject?, links: [ChainLinkTarget])? = nil
+  ) {
+    let (start, headLinks) = headRead ?? head.read(root)
     var targets = headLinks
     var object: AnyObject? = start
     for (index, key) in keys.enumerated() {
