@@ -125,12 +125,12 @@ public struct Observed<Value> {
     _ wrappedKeyPath: ReferenceWritableKeyPath<EnclosingSelf, Value>,
     _ storageKeyPath: ReferenceWritableKeyPath<EnclosingSelf, Observed<Value>>
   ) {
-    if let mutation = InPlaceMutation<Value>.pending(on: object, property: wrappedKeyPath) {
+    if let mutation = InPlaceRequest.take(on: object, property: wrappedKeyPath, Value.self) {
       // Moved out, mutated while uniquely referenced, moved back: every storage access stays
       // instantaneous, and the mutation never copies the value.
-      var value = mutation.takePlaceholder()
+      var value = mutation.pointee.takePlaceholder()
       swap(&object[keyPath: storageKeyPath].storedValue, &value)
-      mutation.perform(on: &value)
+      mutation.pointee.body(&value)
       swap(&object[keyPath: storageKeyPath].storedValue, &value)
       return
     }
