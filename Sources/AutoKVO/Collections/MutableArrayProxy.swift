@@ -52,9 +52,14 @@ public struct MutableArrayProxy<Object: KeyValueObservable, Element> {
     // Nobody observes: nothing to describe and no index to check. The same relaxed load and
     // decision as the unobserved branch of `mutate`.
     if let propertyKeyPath, !object.observationRegistry.isObserved {
-      return InPlaceMutation.mutate(
-        object, at: keyPath, property: propertyKeyPath, placeholder: []
-      ) { $0.append(element) }
+      return withUnsafePointer(to: element) { element in
+        InPlaceMutation.mutate(
+          object, at: keyPath, property: propertyKeyPath, placeholder: [], context: element
+        ) { array, element in
+          array.assumingMemoryBound(to: [Element].self).pointee.append(
+            element!.assumingMemoryBound(to: Element.self).pointee)
+        }
+      }
     }
     mutate(.insertion, at: .end(adding: 1)) { $0.append(element) }
   }

@@ -125,12 +125,12 @@ public struct Observed<Value> {
     _ wrappedKeyPath: ReferenceWritableKeyPath<EnclosingSelf, Value>,
     _ storageKeyPath: ReferenceWritableKeyPath<EnclosingSelf, Observed<Value>>
   ) {
-    if let mutation = InPlaceRequest.take(on: object, property: wrappedKeyPath, Value.self) {
+    if let mutation = InPlaceMutation.take(on: object, property: wrappedKeyPath, Value.self) {
       // Moved out, mutated while uniquely referenced, moved back: every storage access stays
       // instantaneous, and the mutation never copies the value.
-      var value = mutation.pointee.takePlaceholder()
+      var value = InPlaceMutation.takePlaceholder(of: mutation, Value.self)
       swap(&object[keyPath: storageKeyPath].storedValue, &value)
-      mutation.pointee.body(&value)
+      value = InPlaceMutation.perform(mutation, on: consume value)
       swap(&object[keyPath: storageKeyPath].storedValue, &value)
       return
     }

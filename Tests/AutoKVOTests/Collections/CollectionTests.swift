@@ -282,6 +282,28 @@ struct InPlaceProxyTests {
     #expect(indexes == (0..<50).map { IndexSet(integer: $0) })
   }
 
+  @Test("A proxy of a property that is not @Observed reads and writes it through its key path")
+  func proxyOfPlainPropertyGoesThroughKeyPath() {
+    let playlist = Playlist()
+    let songs = playlist.mutableArrayValue(for: \.manualSongs)
+    songs.append("b")
+    songs.insert("a", at: 0)
+    songs.append("c")
+    #expect(songs.remove(at: 1) == "b")
+    #expect(playlist.manualSongs == ["a", "c"])
+    #expect(playlist.songs.isEmpty)
+
+    let watcher = Watcher()
+    var changes: [String] = []
+    watcher.autoObserve(playlist, keyPath: \.manualSongs, options: [.old, .new]) { _, _, change in
+      changes.append("\(change.kind) \(Array(change.indexes ?? [])) \(change.newValue ?? [])")
+    }
+    songs.append("d")
+    songs.replace(at: 0, with: "z")
+    #expect(playlist.manualSongs == ["z", "c", "d"])
+    #expect(changes == ["insertion [2] [\"d\"]", "replacement [0] [\"z\"]"])
+  }
+
   @Test("A removed element is released after the mutation, and then sees the array without it")
   func removedElementReleasedAfterMutation() {
     let shelf = Shelf()
