@@ -147,31 +147,51 @@ public struct MutableArrayProxy<Object: KeyValueObservable, Element> {
   ) {
     let object = object
     let keyPath = keyPath
-    let count = object[keyPath: keyPath].count
-    guard positions.areValid(for: kind, count: count) else {
-      return CollectionChanges.reportOutOfRange(
-        kind, positions.indexes(count: count), count: count, keyPath: keyPath, object: object)
+    let registry = object.observationRegistry
+    // One read of the array before the mutation, for the check and, when the property is
+    // observed, the descriptor; released before the mutation, so that the mutation finds the
+    // buffer uniquely referenced.
+    let descriptor: ChangeDescriptor?
+    do {
+      let array = object[keyPath: keyPath]
+      guard positions.areValid(for: kind, count: array.count) else {
+        return CollectionChanges.reportOutOfRange(
+          kind, positions.indexes(count: array.count), count: array.count, keyPath: keyPath,
+          object: object)
+      }
+      descriptor =
+        registry.isObserved
+        ? CollectionChanges.arrayChange(
+          kind, at: positions.indexes(count: array.count), of: array,
+          keyPath: propertyKeyPath ?? keyPath, object: object)
+        : nil
     }
     // Removed and replaced elements are released only after the change was delivered (see
-    // `Observed`): their deinit may read the property.
+    // `Observed`): their deinit may read the property. The inserted or replacing elements are
+    // taken while the array is at hand, rather than by reading it again to complete the
+    // descriptor.
     var released: [Element] = []
+    var inserted: [Element]?
     func mutation(_ array: inout [Element]) {
       if kind != .insertion { released = positions.elements(of: array) }
       body(&array)
+      if kind == .insertion || kind == .replacement, let indexes = descriptor?.indexes,
+        (indexes.last ?? -1) < array.count
+      {
+        inserted = indexes.map { array[$0] }
+      }
     }
     defer { withExtendedLifetime(released) {} }
-    let registry = object.observationRegistry
-    guard registry.isObserved else { return mutateInPlace(mutation) }
-    // The array read for the descriptor is released before the mutation, so that the mutation
-    // finds its buffer uniquely referenced.
-    let descriptor = CollectionChanges.arrayChange(
-      kind, at: positions.indexes(count: count), of: object[keyPath: keyPath],
-      keyPath: propertyKeyPath ?? keyPath, object: object)
+    guard let descriptor else { return mutateInPlace(mutation) }
     registry.performCollectionChange(of: object, descriptor) {
       mutateInPlace(mutation)
     } completeDescriptor: { descriptor in
-      CollectionChanges.completeArrayChange(
-        &descriptor, with: object[keyPath: keyPath], object: object)
+      if let inserted, descriptor.kind == .insertion || descriptor.kind == .replacement {
+        descriptor.newElements = inserted
+      } else {
+        CollectionChanges.completeArrayChange(
+          &descriptor, with: object[keyPath: keyPath], object: object)
+      }
     }
   }
 
