@@ -24,6 +24,6 @@ struct ChangeDescriptor {
   /// Whether a registration on `registeredKeyPath` receives this change with its indexes and
   /// elements, rather than as a `.setting` of its own value.
   func isCollectionShaped(for registeredKeyPath: AnyKeyPath?) -> Bool {
-    kind != .setting && keyPath == registeredKeyPath
+    kind != .setting && (registeredKeyPath.map(keyPath.matches) ?? false)
   }
 }

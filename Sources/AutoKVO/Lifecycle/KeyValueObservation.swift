@@ -133,7 +133,7 @@ public final class KeyValueObservation: @unchecked Sendable {  // mutable state 
     return lock.withLock {
       guard lifecycle.isActive, observedRegistry == reference else { return false }
       guard let keyPath else { return true }
-      return reference.primaryKeyPath(ofObservedSideOf: self) == keyPath
+      return reference.primaryKeyPath(ofObservedSideOf: self)?.matches(keyPath) ?? false
     }
   }
 

@@ -167,7 +167,7 @@ struct RegistryState {
   var suppressedKeyPaths: [(thread: UnsafeRawPointer, keyPath: AnyKeyPath)] = []
 
   func isSuppressed(_ keyPath: AnyKeyPath, on thread: UnsafeRawPointer) -> Bool {
-    suppressedKeyPaths.contains { $0.thread == thread && $0.keyPath == keyPath }
+    suppressedKeyPaths.contains { $0.thread == thread && $0.keyPath.matches(keyPath) }
   }
 }
 

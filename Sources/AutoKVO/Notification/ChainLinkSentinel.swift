@@ -132,7 +132,7 @@ final class ChainLinkSentinel: ObservedSentinel, ChainLink,
   }
 
   func isTriggered(by keyPath: AnyKeyPath) -> Bool {
-    linkedKeyPaths.contains { $0 == keyPath }
+    linkedKeyPaths.contains { $0.matches(keyPath) }
   }
 
   func willChange(of object: AnyObject, _ change: ChangeDescriptor) -> Any? {

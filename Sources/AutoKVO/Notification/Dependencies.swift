@@ -120,7 +120,7 @@ struct Dependencies {
     let access = accesses[0]
     // The common case, a property of the key path's own class, is settled by one comparison; the
     // key paths' root and value types cost more to ask for.
-    if access.keyPath == keyPath { return access }
+    if access.keyPath.matches(keyPath) { return access }
     return inheritedProperty(named: keyPath, on: object, value: value, access: access)
   }
 
@@ -151,7 +151,7 @@ struct Dependencies {
 
   /// Whether changes of `keyPath` of the observed object concern the registration.
   private func isRootTrigger(_ keyPath: AnyKeyPath) -> Bool {
-    keyPath == postedKeyPath || extraRootTriggers.contains(keyPath)
+    keyPath.matches(postedKeyPath) || extraRootTriggers.contains { $0.matches(keyPath) }
   }
 
   /// Adds one recorded read, once: diamonds in the dependency graph record the same read twice.

@@ -186,9 +186,9 @@ final class HandlerSentinel<Observer: AnyObject, Object: KeyValueObservable, Val
   func isTriggered(by keyPath: AnyKeyPath) -> Bool {
     // Unwrapped before comparing: `==` on two optionals goes through the generic `Equatable`
     // witness (about 120 instructions a call), `AnyKeyPath`'s own `==` does not.
-    if let primaryKeyPath, primaryKeyPath == keyPath { return true }
+    if let primaryKeyPath, primaryKeyPath.matches(keyPath) { return true }
     guard let uncommon else { return false }
-    return uncommon.extraTriggers.contains { $0 == keyPath }
+    return uncommon.extraTriggers.contains { $0.matches(keyPath) }
   }
 
   func willChange(of object: AnyObject, _ change: ChangeDescriptor) -> Any? {

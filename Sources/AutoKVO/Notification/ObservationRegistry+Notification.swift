@@ -143,7 +143,7 @@ extension ObservationRegistry {
     mutate()
     withState { state in
       if let index = state.suppressedKeyPaths.lastIndex(where: {
-        $0.thread == thread && $0.keyPath == descriptor.keyPath
+        $0.thread == thread && $0.keyPath.matches(descriptor.keyPath)
       }) {
         state.suppressedKeyPaths.remove(at: index)
       }
@@ -183,7 +183,7 @@ extension ObservationRegistry {
     let pending = withState { state -> PendingChange? in
       guard
         let index = state.pendingChanges.lastIndex(where: {
-          $0.thread == thread && $0.change.keyPath == keyPath
+          $0.thread == thread && $0.change.keyPath.matches(keyPath)
         })
       else { return nil }
       return state.pendingChanges.remove(at: index)

@@ -16,7 +16,7 @@ enum PropertyNames {
     }
     guard let observable = object as? any KeyValueObservable else { return nil }
     let accesses = DependencyRecorder.record { (observable as Any)[keyPath: keyPath] }.accesses
-    guard accesses.count == 1, accesses[0].object === object, accesses[0].keyPath == keyPath,
+    guard accesses.count == 1, accesses[0].object === object, accesses[0].keyPath.matches(keyPath),
       let property = accesses[0].property,
       let name = observedStorageName(of: property, in: observable)
     else { return nil }
