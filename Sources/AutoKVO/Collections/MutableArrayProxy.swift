@@ -139,64 +139,65 @@ public struct MutableArrayProxy<Object: KeyValueObservable, Element> {
 
   /// Performs `body` on the array, after checking `positions` against it, and notifies the
   /// property's observers of a `kind` change at them, if it has any.
-  @usableFromInline
+  ///
+  /// Inlinable, so that what depends on the element type (reading the affected elements, the
+  /// mutation) is specialized where the proxy is used; the notification itself is the engine's,
+  /// which takes the elements as `Any`.
+  @inlinable
   func mutate(
     _ kind: ChangeKind,
     at positions: ArrayPositions,
     _ body: (inout [Element]) -> Void
   ) {
-    let object = object
-    let keyPath = keyPath
     let registry = object.observationRegistry
     // One read of the array before the mutation, for the check and, when the property is
-    // observed, the descriptor; released before the mutation, so that the mutation finds the
-    // buffer uniquely referenced.
-    let descriptor: ChangeDescriptor?
+    // observed, the elements it removes or replaces; released before the mutation, so that the
+    // mutation finds the buffer uniquely referenced.
+    let count: Int
+    let isObserved: Bool
+    var oldElements: [Element]?
     do {
       let array = object[keyPath: keyPath]
-      guard positions.areValid(for: kind, count: array.count) else {
-        return CollectionChanges.reportOutOfRange(
-          kind, positions.indexes(count: array.count), count: array.count, keyPath: keyPath,
-          object: object)
+      count = array.count
+      guard positions.areValid(for: kind, count: count) else {
+        return reportOutOfRange(kind, at: positions, count: count)
       }
-      descriptor =
-        registry.isObserved
-        ? CollectionChanges.arrayChange(
-          kind, at: positions.indexes(count: array.count), of: array,
-          keyPath: propertyKeyPath ?? keyPath, object: object)
-        : nil
+      isObserved = registry.isObserved
+      if isObserved, kind != .insertion { oldElements = positions.elements(of: array) }
     }
     // Removed and replaced elements are released only after the change was delivered (see
     // `Observed`): their deinit may read the property. The inserted or replacing elements are
-    // taken while the array is at hand, rather than by reading it again to complete the
-    // descriptor.
+    // taken while the array is at hand, rather than by reading it again after the mutation.
     var released: [Element] = []
     var inserted: [Element]?
     func mutation(_ array: inout [Element]) {
       if kind != .insertion { released = positions.elements(of: array) }
       body(&array)
-      if kind == .insertion || kind == .replacement, let indexes = descriptor?.indexes,
-        (indexes.last ?? -1) < array.count
-      {
-        inserted = indexes.map { array[$0] }
+      if isObserved, kind != .removal {
+        inserted = positions.elements(of: array, countBefore: count)
       }
     }
     defer { withExtendedLifetime(released) {} }
-    guard let descriptor else { return mutateInPlace(mutation) }
-    registry.performCollectionChange(of: object, descriptor) {
+    guard isObserved else { return mutateInPlace(mutation) }
+    registry.performArrayChange(
+      of: object, kind, at: positions.indexes(count: count),
+      oldElements: oldElements, keyPath: propertyKeyPath ?? keyPath
+    ) {
       mutateInPlace(mutation)
-    } completeDescriptor: { descriptor in
-      if let inserted, descriptor.kind == .insertion || descriptor.kind == .replacement {
-        descriptor.newElements = inserted
-      } else {
-        CollectionChanges.completeArrayChange(
-          &descriptor, with: object[keyPath: keyPath], object: object)
-      }
+      return inserted
     }
   }
 
-  private func mutateInPlace(_ body: (inout [Element]) -> Void) {
+  @inlinable
+  func mutateInPlace(_ body: (inout [Element]) -> Void) {
     InPlaceMutation.mutate(object, at: keyPath, property: propertyKeyPath, placeholder: [], body)
+  }
+
+  /// Reports a mutation at `positions` of the array of `count` elements that does not fit it.
+  @usableFromInline
+  func reportOutOfRange(_ kind: ChangeKind, at positions: ArrayPositions, count: Int) {
+    CollectionChanges.reportOutOfRange(
+      kind, positions.indexes(count: count), count: count, keyPath: keyPath, object: object)
   }
 
   private func reportCountMismatch(_ operation: String, indexes: IndexSet, elements: Int) {
@@ -220,6 +221,7 @@ enum ArrayPositions {
   case many(IndexSet)
 
   /// Whether a `kind` mutation at these positions fits an array of `count` elements.
+  @inlinable
   func areValid(for kind: ChangeKind, count: Int) -> Bool {
     switch self {
     case .one(let index):
@@ -233,6 +235,7 @@ enum ArrayPositions {
   }
 
   /// The elements of `array` at these positions.
+  @inlinable
   func elements<Element>(of array: [Element]) -> [Element] {
     switch self {
     case .one(let index): [array[index]]
@@ -241,7 +244,25 @@ enum ArrayPositions {
     }
   }
 
+  /// The elements at these positions of `array` after a mutation that inserted or replaced them
+  /// there, `array` having had `countBefore` elements before it; `nil` when a position is outside
+  /// `array`.
+  @inlinable
+  func elements<Element>(of array: [Element], countBefore: Int) -> [Element]? {
+    switch self {
+    case .one(let index):
+      return array.indices.contains(index) ? [array[index]] : nil
+    case .end(let added):
+      let range = countBefore..<(countBefore + added)
+      return range.upperBound <= array.count ? Array(array[range]) : nil
+    case .many(let indexes):
+      guard (indexes.first ?? 0) >= 0, (indexes.last ?? -1) < array.count else { return nil }
+      return indexes.map { array[$0] }
+    }
+  }
+
   /// The positions as indexes, for an array of `count` elements before the mutation.
+  @inlinable
   func indexes(count: Int) -> IndexSet {
     switch self {
     case .one(let index): IndexSet(integer: index)
