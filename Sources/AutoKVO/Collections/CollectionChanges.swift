@@ -86,10 +86,10 @@ enum CollectionChanges {
 
 extension ObservationRegistry {
   /// Performs an array mutation of the property at `keyPath` of `object` with `mutate`, and
-  /// notifies its observers of a `kind` change at `indexes`, with the elements removed or replaced
-  /// (`oldElements`, known before) and the ones inserted or replacing them (what `mutate`
-  /// returns). Takes the elements as `Any`, so that a proxy specialized for its element type
-  /// calls the engine's one unspecialized copy.
+  /// notifies its observers of a `kind` change at `indexes`, with the elements removed or
+  /// replaced (`oldElements`, known before) and the ones inserted or replacing them (what
+  /// `mutate` returns; `nil` for a removal). Takes the elements as `Any`, so that a proxy
+  /// specialized for its element type calls the engine's one unspecialized copy.
   @usableFromInline
   func performArrayChange(
     of object: AnyObject,
@@ -105,7 +105,7 @@ extension ObservationRegistry {
     performCollectionChange(of: object, descriptor) {
       newElements = mutate()
     } completeDescriptor: { descriptor in
-      if kind != .removal { descriptor.newElements = newElements }
+      descriptor.newElements = newElements
     }
   }
 }

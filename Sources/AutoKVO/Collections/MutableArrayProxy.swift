@@ -166,18 +166,19 @@ public struct MutableArrayProxy<Object: KeyValueObservable, Element> {
       if isObserved, kind != .insertion { oldElements = positions.elements(of: array) }
     }
     // Removed and replaced elements are released only after the change was delivered (see
-    // `Observed`): their deinit may read the property. The inserted or replacing elements are
-    // taken while the array is at hand, rather than by reading it again after the mutation.
+    // `Observed`): their deinit may read the property. Observed, `oldElements` holds them already;
+    // otherwise they are taken as the mutation removes them. The inserted or replacing elements
+    // are taken while the array is at hand, rather than by reading it again after the mutation.
     var released: [Element] = []
     var inserted: [Element]?
     func mutation(_ array: inout [Element]) {
-      if kind != .insertion { released = positions.elements(of: array) }
+      if kind != .insertion, !isObserved { released = positions.elements(of: array) }
       body(&array)
       if isObserved, kind != .removal {
         inserted = positions.elements(of: array, countBefore: count)
       }
     }
-    defer { withExtendedLifetime(released) {} }
+    defer { withExtendedLifetime((released, oldElements)) {} }
     guard isObserved else { return mutateInPlace(mutation) }
     registry.performArrayChange(
       of: object, kind, at: positions.indexes(count: count),

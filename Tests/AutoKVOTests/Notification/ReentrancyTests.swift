@@ -84,6 +84,45 @@ struct ReentrancyTests {
   }
 
   @Test(
+    "A collection change's handler that cancels a later registration: the later one is not called"
+  )
+  func cancelOtherRegistrationInCollectionChange() {
+    let playlist = Playlist()
+    let watcher = Watcher()
+    var second: KeyValueObservation?
+    watcher.autoObserve(playlist, keyPath: \.songs, options: .new) { w, _, c in
+      w.record("first \(c.kind) \(c.newValue ?? [])")
+      second?.cancel()
+    }
+    second = watcher.autoObserve(playlist, keyPath: \.songs) { w, _, _ in w.record("second") }
+    let songs = playlist.mutableArrayValue(for: \.songs)
+    songs.append("a")
+    songs.remove(at: 0)
+    #expect(watcher.log == ["first insertion [\"a\"]", "first removal []"])
+    #expect(playlist.observationRegistry.observerCount == 1)
+  }
+
+  @Test(
+    "A collection change's prior handler that drops its observer: the after call is skipped"
+  )
+  func releaseObserverInCollectionPrior() {
+    let tracker = LifetimeTracker()
+    let playlist = Playlist()
+    var holder: Watcher? = Watcher(tracker: tracker)
+    let calls = Counter()
+    holder!.autoObserve(playlist, keyPath: \.songs, options: [.prior, .old, .new]) { _, _, c in
+      #expect(c.isPrior)
+      calls.increment()
+      holder = nil
+    }
+    playlist.mutableArrayValue(for: \.songs).append("a")
+    #expect(calls.value == 1, "the prior call ran; the observer died before the after call")
+    #expect(tracker.liveCount == 0)
+    #expect(playlist.songs == ["a"])
+    #expect(playlist.observationRegistry.observerCount == 0)
+  }
+
+  @Test(
     "A handler that drops the last reference to its observer: later calls are skipped, no crash")
   func releaseObserverInsideHandler() {
     let tracker = LifetimeTracker()
