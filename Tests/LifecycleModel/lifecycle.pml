@@ -376,7 +376,8 @@ proctype Mutator() {
   SCRATCH;
   byte r;
   bit snapshot[NREG];
-  /* automaticChangeSnapshotWhileLocked: the registrations, retained under the registry lock. */
+  /* willPerformAutomaticChange: the property's frozen list of registrations (its
+   * AutomaticChangeSnapshot), retained under the registry lock, which holds each of them. */
   lockRegistry(X);
   r = 0;
   do

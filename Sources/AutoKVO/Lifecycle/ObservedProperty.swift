@@ -1,12 +1,14 @@
 /// One ``Observed`` property of one object, as the engine knows it once a registration has read
-/// it: the property's storage holds it, and it holds the registrations its sets concern, so that a
-/// set finds everything it needs there, with no key path and no search.
+/// it: the property's storage holds it, and it holds the registrations its sets concern, frozen in
+/// an ``AutomaticChangeSnapshot``, so that a set finds everything it needs there, with no key path
+/// and no search.
 ///
 /// Created under the object's registry lock by the first recording that reads the property (a
 /// registration evaluating its key path, or a re-evaluation after a change), stored in the
 /// property's storage and kept by the registry too, for the life of the object. A property no
 /// registration ever read has none, and its sets skip notification after one lock-guarded load.
-// @unchecked Sendable: `sentinels` is guarded by the owning registry's lock; the rest is immutable.
+// @unchecked Sendable: `sentinels`, `snapshot` and the count are guarded by the owning registry's
+// lock; the rest is immutable.
 @usableFromInline
 final class ObservedProperty: @unchecked Sendable {
   /// The key path of the property's declaration (`\Base.items` for a property declared in `Base`,
@@ -21,6 +23,15 @@ final class ObservedProperty: @unchecked Sendable {
   @exclusivity(unchecked)
   private(set) var sentinels = IncomingSentinels()
 
+  /// ``sentinels``, frozen for the sets that deliver to them: built by the first set that needs
+  /// it, dropped whenever the list changes (before it changes, so that the list's storage is not
+  /// shared then and changes in place). Dropping it under the registry's lock never releases the
+  /// last reference to a sentinel: the list holds each one it holds, and the caller of
+  /// ``remove(observedSideOf:)`` or ``removeAll()`` holds those the list lets go of. A set in
+  /// progress may hold the snapshot longer; its release then happens outside every lock.
+  @exclusivity(unchecked)
+  private var snapshot: AutomaticChangeSnapshot?
+
   /// How many of ``sentinels`` must be told before a set (see
   /// ``ObservedSentinel/needsNoticeBeforeSet``); when none, a set skips that step.
   @exclusivity(unchecked)
@@ -30,16 +41,41 @@ final class ObservedProperty: @unchecked Sendable {
   /// ``KeyValueObservable/automaticallyNotifiesObservers(for:)``: asked once per property and
   /// object, as KVO asks once per class and key when the first observer arrives.
   ///
-  /// Declared after the count, a 32-bit one, so that both share a word: the object then fits a
-  /// 64-byte heap block (Docs/Performance.md counts bytes per registration).
+  /// Declared after the count, a 32-bit one, so that both share a word: the object then takes 72
+  /// bytes, an 80-byte heap block (Docs/Performance.md counts bytes per registration).
   let notifiesAutomatically: Bool
+
+  /// `property`, unretained: what an `@Observed` setter hands the engine, so that a set retains
+  /// nothing to find its registrations. Valid while the property's storage holds it: for the life
+  /// of its object, which the setter holds.
+  @inlinable
+  @inline(__always)
+  static func unretained(_ property: ObservedProperty?) -> Unmanaged<ObservedProperty>? {
+    guard let property else { return nil }
+    return Unmanaged.passUnretained(property)
+  }
 
   init(keyPath: AnyKeyPath, notifiesAutomatically: Bool) {
     self.keyPath = keyPath
     self.notifiesAutomatically = notifiesAutomatically
   }
 
+  /// The current ``AutomaticChangeSnapshot``, built if need be; `nil` when a set of the property
+  /// concerns no registration: none observes it, or its class does not notify it automatically.
+  /// Called under the registry's lock.
+  @inline(__always)
+  func automaticChangeSnapshotWhileLocked() -> AutomaticChangeSnapshot? {
+    if let snapshot { return snapshot }
+    guard notifiesAutomatically, !sentinels.isEmpty else { return nil }
+    let built = AutomaticChangeSnapshot(
+      keyPath: keyPath, sentinels: sentinels.slots,
+      needsNoticeBeforeChange: sentinelsNoticedBeforeSet > 0)
+    snapshot = built
+    return built
+  }
+
   func append(_ sentinel: any ObservedSentinel) {
+    snapshot = nil
     sentinels.append(sentinel)
     if sentinel.needsNoticeBeforeSet { sentinelsNoticedBeforeSet += 1 }
   }
@@ -47,12 +83,14 @@ final class ObservedProperty: @unchecked Sendable {
   /// Removes the sentinel of `observation` if the list holds it. The caller releases nothing
   /// here: it holds the sentinel too.
   func remove(observedSideOf observation: KeyValueObservation) {
+    snapshot = nil
     guard let removed = sentinels.remove(observedSideOf: observation) else { return }
     if removed.needsNoticeBeforeSet { sentinelsNoticedBeforeSet -= 1 }
   }
 
   /// Empties the list, for the registry's `deinit`.
   func removeAll() {
+    snapshot = nil
     sentinels = IncomingSentinels()
     sentinelsNoticedBeforeSet = 0
   }

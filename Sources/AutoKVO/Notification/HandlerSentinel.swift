@@ -210,26 +210,26 @@ final class HandlerSentinel<Observer: AnyObject, Object: KeyValueObservable, Val
     rediscovers || options.contains(.prior)
   }
 
-  func willSet(of object: AnyObject, _ property: ObservedProperty) -> Any? {
+  func willSet(of object: AnyObject, _ snapshot: AutomaticChangeSnapshot) -> Any? {
     guard needsNoticeBeforeSet else { return nil }
-    return willChange(of: object, .setting(property.keyPath))
+    return willChange(of: object, .setting(snapshot.keyPath))
   }
 
   func didSet(
     of object: AnyObject,
-    _ property: ObservedProperty,
+    _ snapshot: AutomaticChangeSnapshot,
     token: Any?,
     values: SetterValues
   ) {
     guard !rediscovers, values.valueType == Value.self else {
-      return didChange(of: object, .setting(property.keyPath), token: token)
+      return didChange(of: object, .setting(snapshot.keyPath), token: token)
     }
     deliverSet(of: object, values)
   }
 
-  func didSet(of object: AnyObject, _ property: ObservedProperty, values: SetterValues) {
+  func didSet(of object: AnyObject, _ snapshot: AutomaticChangeSnapshot, values: SetterValues) {
     guard !rediscovers, values.valueType == Value.self else {
-      return didChange(of: object, .setting(property.keyPath), token: nil)
+      return didChange(of: object, .setting(snapshot.keyPath), token: nil)
     }
     deliverSet(of: object, values)
   }

@@ -1,16 +1,17 @@
 import _AutoKVOShims
 
-/// The registrations an automatic set of one property concerns, taken under the registry's lock
-/// together with the property itself; opaque to the `@Observed` setter that carries it.
+/// An automatic set of one property in progress, between
+/// ``ObservationRegistry/willPerformAutomaticChange(of:property:)`` and
+/// ``ObservationRegistry/didPerformAutomaticChange(of:_:values:)``: opaque to the `@Observed`
+/// setter that carries it, two words in registers.
 @usableFromInline
-struct AutomaticChangeSnapshot {
-  let property: ObservedProperty
-  /// In registration order, with the tombstones (`nil`) of the property's list: a copy of it that
-  /// shares its storage, so that taking it allocates nothing.
-  let sentinels: InlineFirstArray<(any ObservedSentinel)?>
-  /// Whether any of them must be told before the change: otherwise
-  /// ``ObservationRegistry/willPerformAutomaticChange(of:_:)`` returns at once.
-  let needsNoticeBeforeChange: Bool
+struct AutomaticChange {
+  /// The registrations the set concerns, retained.
+  let snapshot: AutomaticChangeSnapshot
+  /// What each registration answered when told before the set, by position; `nil` while all
+  /// answered `nil`, as every registration on exactly the property does unless it sends prior
+  /// calls.
+  let tokens: [Any?]?
 }
 
 extension ObservationRegistry {
@@ -32,6 +33,20 @@ extension ObservationRegistry {
     lockForProperty()
     defer { unlockForProperty() }
     return body()
+  }
+
+  /// Begins an automatic set of an `@Observed` property: takes the registrations it concerns and
+  /// tells those that must be told before it; `nil` when it concerns none. `property` reads the
+  /// property's ``ObservedProperty`` from its storage: it runs under this registry's lock, inlined
+  /// into the setter, so that the storage access is a direct, instantaneous field access.
+  @inlinable
+  @inline(__always)
+  func willPerformAutomaticChange(
+    of object: AnyObject,
+    property: () -> Unmanaged<ObservedProperty>?
+  ) -> AutomaticChange? {
+    lockForProperty()
+    return willPerformAutomaticChangeUnlocking(of: object, property())
   }
 
   @usableFromInline
@@ -60,43 +75,47 @@ extension ObservationRegistry {
 
   // MARK: Automatic changes
 
-  /// The registrations a set of `property` concerns, or `nil` when it concerns none: no
-  /// registration has read the property, its class does not notify it automatically, this thread
-  /// is mutating it through a collection proxy (which notifies on its own), or nobody observes it.
-  /// Called by `@Observed` under ``withPropertyLock(_:)``, with the property its storage holds.
+  /// ``willPerformAutomaticChange(of:property:)`` once the property is read: called with this
+  /// registry's lock held, which it releases before telling any registration.
+  ///
+  /// The set concerns no registration when no registration has read the property, its class does
+  /// not notify it automatically, this thread is mutating it through a collection proxy (which
+  /// notifies on its own), or nobody observes it.
   @usableFromInline
-  func automaticChangeSnapshotWhileLocked(
-    of property: ObservedProperty?
-  ) -> AutomaticChangeSnapshot? {
-    guard let property, property.notifiesAutomatically, !property.sentinels.isEmpty else {
-      return nil
+  func willPerformAutomaticChangeUnlocking(
+    of object: AnyObject,
+    _ property: Unmanaged<ObservedProperty>?
+  ) -> AutomaticChange? {
+    let snapshot = property?._withUnsafeGuaranteedRef { property in
+      automaticChangeSnapshotWhileLocked(of: property)
     }
+    unlockForProperty()
+    guard let snapshot else { return nil }
+    guard snapshot.needsNoticeBeforeChange else {
+      return AutomaticChange(snapshot: snapshot, tokens: nil)
+    }
+    return AutomaticChange(snapshot: snapshot, tokens: willSet(of: object, snapshot))
+  }
+
+  private func automaticChangeSnapshotWhileLocked(
+    of property: ObservedProperty
+  ) -> AutomaticChangeSnapshot? {
+    guard let snapshot = property.automaticChangeSnapshotWhileLocked() else { return nil }
     if !stateWhileLocked.pointee.suppressedKeyPaths.isEmpty
       && stateWhileLocked.pointee.isSuppressed(property.keyPath, on: autokvo_thread_identity())
     {
       return nil
     }
-    return AutomaticChangeSnapshot(
-      property: property, sentinels: property.sentinels.slots,
-      needsNoticeBeforeChange: property.sentinelsNoticedBeforeSet > 0)
+    return snapshot
   }
 
   /// Tells the registrations of `snapshot` that the property is about to change, and returns what
-  /// each answered, by position, for ``didPerformAutomaticChange(of:_:tokens:values:)``:
-  /// `nil` while all answered `nil`, as every registration on exactly the property does unless it
-  /// sends prior calls. A registration made by a handler from now on is not notified of this
-  /// change: the snapshot is taken.
-  @usableFromInline
-  func willPerformAutomaticChange(
-    of object: AnyObject,
-    _ snapshot: AutomaticChangeSnapshot
-  ) -> [Any?]? {
-    // Tested here rather than in the setter: a branch more there costs every set, observed or
-    // not, a larger prologue.
-    guard snapshot.needsNoticeBeforeChange else { return nil }
+  /// each answered, by position: `nil` while all answered `nil`. A registration made by a handler
+  /// from now on is not notified of this change: the snapshot is taken.
+  private func willSet(of object: AnyObject, _ snapshot: AutomaticChangeSnapshot) -> [Any?]? {
     var tokens: [Any?]?
     snapshot.sentinels.forEachElementAndPosition { sentinel, position in
-      if let sentinel, let token = sentinel.willSet(of: object, snapshot.property) {
+      if let sentinel, let token = sentinel.willSet(of: object, snapshot) {
         if tokens == nil { tokens = Array(repeating: nil, count: snapshot.sentinels.count) }
         tokens![position] = token
       }
@@ -104,23 +123,22 @@ extension ObservationRegistry {
     return tokens
   }
 
-  /// Completes an automatic set begun with ``willPerformAutomaticChange(of:_:)``, lending each
-  /// registration the values the setter replaced and stored.
+  /// Completes an automatic set begun with ``willPerformAutomaticChange(of:property:)``, lending
+  /// each registration the values the setter replaced and stored.
   @usableFromInline
   func didPerformAutomaticChange(
     of object: AnyObject,
-    _ snapshot: AutomaticChangeSnapshot,
-    tokens: [Any?]?,
+    _ change: AutomaticChange,
     values: SetterValues
   ) {
-    let property = snapshot.property
-    guard let tokens else {
+    let snapshot = change.snapshot
+    guard let tokens = change.tokens else {
       return snapshot.sentinels.forEachElement { sentinel in
-        sentinel?.didSet(of: object, property, values: values)
+        sentinel?.didSet(of: object, snapshot, values: values)
       }
     }
     snapshot.sentinels.forEachElementAndPosition { sentinel, position in
-      sentinel?.didSet(of: object, property, token: tokens[position], values: values)
+      sentinel?.didSet(of: object, snapshot, token: tokens[position], values: values)
     }
   }
 

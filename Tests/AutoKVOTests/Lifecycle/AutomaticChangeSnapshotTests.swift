@@ -1,0 +1,98 @@
+import Testing
+
+@testable import AutoKVO
+
+/// The frozen list of registrations a set of a property delivers to is made by the first set and
+/// shared by later ones until the list changes; these tests change the list between sets in every
+/// way a registration can begin or end, and check each set against the registrations live then.
+@Suite("A property's frozen list of registrations: every set reaches exactly the live ones")
+struct AutomaticChangeSnapshotTests {
+  /// Registers `watcher` on `person.age`; the handler logs `label` with the old and new values
+  /// (and `prior` for a prior call), and holds a token of `handlers` for as long as it lives.
+  @discardableResult
+  private func observeAge(
+    of person: Person,
+    by watcher: Watcher,
+    _ label: String,
+    options: ObservationOptions = [.old, .new],
+    handlers: LifetimeTracker
+  ) -> KeyValueObservation {
+    let token = Token(handlers)
+    return watcher.autoObserve(person, keyPath: \.age, options: options) { watcher, _, change in
+      withExtendedLifetime(token) {}
+      let values =
+        "\(change.oldValue.map(String.init) ?? "-")>\(change.newValue.map(String.init) ?? "-")"
+      watcher.record(change.isPrior ? "\(label) prior \(values)" : "\(label) \(values)")
+    }
+  }
+
+  @Test(
+    "Registrations added, cancelled, deallocated and added with .prior between sets: each set reaches exactly the registrations live when it began, with exact values, and an ended registration's handler is released at once"
+  )
+  func listChangesBetweenSets() {
+    let handlers = LifetimeTracker()
+    let person = Person(age: 0)
+    let log = Watcher()
+    person.age = 1  // nobody observes: no frozen list is made, nothing is delivered
+
+    let first = observeAge(of: person, by: log, "A", handlers: handlers)
+    person.age = 2
+    person.age = 3  // the same frozen list, shared by both sets
+    #expect(log.log == ["A 1>2", "A 2>3"])
+
+    var second: Watcher? = Watcher()
+    observeAge(of: person, by: second!, "B", handlers: handlers)
+    person.age = 4
+    #expect(log.log == ["A 1>2", "A 2>3", "A 3>4"])
+    #expect(second!.log == ["B 3>4"])
+
+    first.cancel()
+    #expect(handlers.liveCount == 1, "A's handler is released by cancel(), not kept by the list")
+    person.age = 5
+    #expect(log.log == ["A 1>2", "A 2>3", "A 3>4"])
+    #expect(second!.log == ["B 3>4", "B 4>5"])
+
+    second = nil
+    #expect(handlers.liveCount == 0, "B's handler is released with its observer")
+    person.age = 6
+    #expect(person.observationRegistry.observerCount == 0)
+
+    let third = Watcher()
+    observeAge(of: person, by: third, "C", options: [.old, .new, .prior], handlers: handlers)
+    person.age = 7
+    #expect(third.log == ["C prior 6>-", "C 6>7"])
+    observeAge(of: person, by: third, "D", handlers: handlers)
+    person.age = 8
+    #expect(third.log == ["C prior 6>-", "C 6>7", "C prior 7>-", "C 7>8", "D 7>8"])
+    #expect(handlers.liveCount == 2)
+  }
+
+  @Test(
+    "A handler that registers another observer during a set: the new registration is not notified of that set, and is of the next one, once"
+  )
+  func registrationDuringSet() {
+    let handlers = LifetimeTracker()
+    let person = Person(age: 0)
+    let watcher = Watcher()
+    let late = Watcher()
+    var lateRegistered = false
+    let token = Token(handlers)
+    let handle = watcher.autoObserve(person, keyPath: \.age) { watcher, person, change in
+      withExtendedLifetime(token) {}
+      watcher.record("A \(change.newValue!)")
+      if !lateRegistered {
+        lateRegistered = true
+        late.autoObserve(person, keyPath: \.age) { late, _, change in
+          late.record("B \(change.newValue!)")
+        }
+      }
+    }
+    person.age = 1
+    #expect(watcher.log == ["A 1"])
+    #expect(late.log == [])
+    person.age = 2
+    #expect(watcher.log == ["A 1", "A 2"])
+    #expect(late.log == ["B 2"])
+    withExtendedLifetime(handle) {}
+  }
+}
