@@ -34,7 +34,13 @@ struct RegistryReference: @unchecked Sendable, Equatable {  // the storage is gu
 
   /// Allocates and initialises the storage of a new, empty registry.
   static func allocate() -> RegistryReference {
-    let storage = UnsafeMutablePointer<RegistryStorage>.allocate(capacity: 1)
+    // With malloc: `UnsafeMutablePointer.allocate` takes the runtime's aligned path, which costs
+    // every registry, so every `KeyValueObservable` object, about 40 instructions more. Malloc's
+    // blocks are 16-byte aligned (a constant check, folded away).
+    precondition(
+      MemoryLayout<RegistryStorage>.alignment <= 16, "RegistryStorage needs more alignment")
+    let storage = autokvo_block_allocate(MemoryLayout<RegistryStorage>.stride)
+      .bindMemory(to: RegistryStorage.self, capacity: 1)
     storage.initialize(
       to: RegistryStorage(mutex: autokvo_lock_t(), observedFlag: 0, state: RegistryState()))
     let reference = RegistryReference(storage: storage)
@@ -47,7 +53,7 @@ struct RegistryReference: @unchecked Sendable, Equatable {  // the storage is gu
   func deallocate() {
     lock.deinitializeInPlace()
     storage.deinitialize(count: 1)
-    storage.deallocate()
+    autokvo_block_free(storage)
   }
 
   /// A pointer to a stored property of the storage, at its documented offset.

@@ -47,6 +47,20 @@ static inline void autokvo_lock_deinit(autokvo_lock_t *_Nonnull lock) {
 #endif
 }
 
+/// Allocates `size` bytes with malloc, aligned for any object of at most 16-byte alignment; never
+/// returns NULL (aborts when out of memory). What Swift's `allocate` does not do for a default
+/// alignment: the runtime takes its aligned path there, `posix_memalign` on Linux, which costs
+/// about 40 instructions more per block. Free with `autokvo_block_free`.
+static inline void *_Nonnull autokvo_block_allocate(size_t size) {
+  void *block = malloc(size);
+  if (block == NULL) abort();
+  return block;
+}
+
+static inline void autokvo_block_free(void *_Nonnull block) {
+  free(block);
+}
+
 /// Allocates and initialises a lock; never returns NULL (aborts when out of memory).
 static inline autokvo_lock_t *_Nonnull autokvo_lock_create(void) {
   autokvo_lock_t *lock = (autokvo_lock_t *)malloc(sizeof(autokvo_lock_t));
