@@ -34,8 +34,10 @@ final class HandlerSentinel<Observer: AnyObject, Object: KeyValueObservable, Val
   /// Also the root from which a change a chain link forwards re-reads the key path.
   private let rootReference: ObjectReference
 
-  /// The observer, retained, unless its deallocation has begun.
-  private var observer: Observer? { observerReference.load(as: Observer.self) }
+  /// The observer, retained, unless its deallocation has begun. Inlined: every delivery asks.
+  private var observer: Observer? {
+    @inline(__always) get { observerReference.load(as: Observer.self) }
+  }
 
   /// The observed object, retained, unless its deallocation has begun.
   private var root: Object? { rootReference.load(as: Object.self) }
