@@ -97,6 +97,8 @@ extension ObservationRegistry {
     return AutomaticChange(snapshot: snapshot, tokens: willSet(of: object, snapshot))
   }
 
+  /// The property's registrations, unless none is concerned or a collection proxy on this thread
+  /// is mutating the property (the proxy notifies its own change).
   private func automaticChangeSnapshotWhileLocked(
     of property: ObservedProperty
   ) -> AutomaticChangeSnapshot? {
