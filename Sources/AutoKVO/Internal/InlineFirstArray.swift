@@ -4,10 +4,12 @@
 /// registration. A Swift array puts even a single element in a heap block of its own (48 bytes
 /// with malloc's overhead); this collection allocates only from the second element on.
 struct InlineFirstArray<Element> {
-  /// The first element; `nil` only when the collection is empty.
-  private var head: Element?
+  /// The first element; `nil` only when the collection is empty. Readable, so that a caller can
+  /// match it with a `switch`, which borrows it where a copy of the collection's element would be
+  /// retained.
+  private(set) var head: Element?
   /// The elements after `head`, in order.
-  private var tail: [Element] = []
+  private(set) var tail: [Element] = []
 
   init() {}
 
