@@ -95,4 +95,56 @@ struct AutomaticChangeSnapshotTests {
     #expect(late.log == ["B 2"])
     withExtendedLifetime(handle) {}
   }
+
+  @Test(
+    "The observed object deallocated after its sets made the frozen list: each registration ends once, as observed-deallocated, and the object, the handlers and the observers are freed"
+  )
+  func observedDeallocatedAfterSets() {
+    let handlers = LifetimeTracker()
+    let objects = LifetimeTracker()
+    var person: Person? = Person(age: 0, tracker: objects)
+    let first = Watcher(tracker: objects)
+    let second = Watcher(tracker: objects)
+    let handles = [
+      observeAge(of: person!, by: first, "A", handlers: handlers),
+      observeAge(of: person!, by: second, "B", handlers: handlers),
+    ]
+    person!.age = 1
+    person!.age = 2
+    #expect(first.log == ["A 0>1", "A 1>2"])
+    #expect(second.log == ["B 0>1", "B 1>2"])
+    person = nil
+    #expect(objects.liveCount == 2, "the person is freed; the list it made keeps nothing alive")
+    #expect(handlers.liveCount == 0)
+    #expect(handles.allSatisfy { $0.endReason == .observedDeallocated })
+    #expect(first.activeObservations.isEmpty)
+    #expect(second.activeObservations.isEmpty)
+  }
+
+  @Test(
+    "A handler that cancels its own registration and a later one during a set: the later one is not called for that set, neither is called again, and both handlers are freed once the set returns"
+  )
+  func cancelInsideHandlerDuringSet() {
+    let handlers = LifetimeTracker()
+    let person = Person(age: 0)
+    let watcher = Watcher()
+    var own: KeyValueObservation?
+    let later = Box<KeyValueObservation>()
+    own = watcher.autoObserve(person, keyPath: \.age) {
+      [token = Token(handlers)] watcher, _, change in
+      withExtendedLifetime(token) {}
+      watcher.record("A \(change.newValue!)")
+      own?.cancel()
+      later.value?.cancel()
+    }
+    later.value = observeAge(of: person, by: watcher, "B", handlers: handlers)
+    #expect(handlers.liveCount == 2)
+    person.age = 1
+    #expect(watcher.log == ["A 1"])
+    #expect(handlers.liveCount == 0, "the set that held the frozen list released it on return")
+    person.age = 2
+    #expect(watcher.log == ["A 1"])
+    #expect(own?.endReason == .cancelled)
+    #expect(later.value?.endReason == .cancelled)
+  }
 }
