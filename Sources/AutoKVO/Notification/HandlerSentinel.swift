@@ -35,8 +35,10 @@ final class HandlerSentinel<Observer: AnyObject, Object: KeyValueObservable, Val
   private let rootReference: ObjectReference
 
   /// The observer, retained, unless its deallocation has begun. Inlined: every delivery asks.
-  private var observer: Observer? {
-    @inline(__always) get { observerReference.load(as: Observer.self) }
+  /// As `AnyObject`, what the handler takes (see ``AdaptedHandler``): an `Observer` upcast at the
+  /// call cost a set with one observer a retain and a release more (measured).
+  private var observer: AnyObject? {
+    @inline(__always) get { observerReference.load(as: AnyObject.self) }
   }
 
   /// The observed object, retained, unless its deallocation has begun.
@@ -44,8 +46,9 @@ final class HandlerSentinel<Observer: AnyObject, Object: KeyValueObservable, Val
 
   private let keyPath: KeyPath<Object, Value>
   private let options: ObservationOptions
-  /// The user's handler behind an adapter that builds the change (see `HandlerInput`).
-  private let handler: (Observer, Object, HandlerInput) -> Void
+  /// The user's handler behind an adapter that builds the change (see `HandlerInput`), called
+  /// with the observer and the object.
+  private let handler: AdaptedHandler
 
   /// What only some registrations need, out of line: `nil` for a handler that runs synchronously
   /// on a single stored property, the common case, whose sentinel then fits a 96-byte heap block
@@ -87,7 +90,7 @@ final class HandlerSentinel<Observer: AnyObject, Object: KeyValueObservable, Val
     options: ObservationOptions,
     dependencies: Dependencies,
     delivery: HandlerDelivery,
-    handler: @escaping (Observer, Object, HandlerInput) -> Void
+    handler: @escaping AdaptedHandler
   ) {
     observation = KeyValueObservation()
     primaryKeyPath = dependencies.postedKeyPath
@@ -133,7 +136,7 @@ final class HandlerSentinel<Observer: AnyObject, Object: KeyValueObservable, Val
     keyPath: KeyPath<Object, Value>,
     options: ObservationOptions,
     delivery: HandlerDelivery,
-    handler: @escaping (Observer, Object, HandlerInput) -> Void,
+    handler: @escaping AdaptedHandler,
     currentValue: Value,
     accesses: [DependencyRecorder.Access],
     site: RegistrationSite?
@@ -528,13 +531,26 @@ struct CollectionInput {
   @usableFromInline let newElements: Any?
 }
 
+/// A change handler behind its adapter (``adaptHandler(_:)``): called with the observer and the
+/// observed object, and the change as the engine has it.
+///
+/// Its objects are `AnyObject`, not the registration's generic types: the sentinel, which runs
+/// unspecialized, calls a closure of a generic function type through a reabstraction thunk, a
+/// call more on every delivery (8 instructions a set, measured). The adapter, made where the
+/// types are known, casts them back without a check.
+@usableFromInline
+typealias AdaptedHandler = (AnyObject, AnyObject, HandlerInput) -> Void
+
 /// Wraps a change handler so that it takes a ``HandlerInput``. Inlined into the module that calls
-/// `autoObserve`, the wrapper is specialized there.
+/// `autoObserve`, the wrapper is specialized there. `Observer` and `Object` are the classes the
+/// sentinel is registered for, and it calls the wrapper with those objects only.
 @inlinable
-func adaptHandler<Observer, Object, Value>(
+func adaptHandler<Observer: AnyObject, Object: AnyObject, Value>(
   _ handler: @escaping (Observer, Object, KeyValueChange<Value>) -> Void
-) -> (Observer, Object, HandlerInput) -> Void {
+) -> AdaptedHandler {
   { observer, object, input in
+    let observer = unsafeDowncast(observer, to: Observer.self)
+    let object = unsafeDowncast(object, to: Object.self)
     // Two calls of the handler, each with its own change: with the collection case built inside
     // `change(as:)`, every set with one observer cost about 135 instructions more (measured).
     if let collection = input.collection {

@@ -148,7 +148,7 @@ extension KeyValueObservable {
     _ keyPath: KeyPath<Object, Value>,
     _ options: ObservationOptions,
     _ delivery: HandlerDelivery,
-    adaptedHandler changeHandler: @escaping (Self, Object, HandlerInput) -> Void,
+    adaptedHandler changeHandler: @escaping AdaptedHandler,
     site: RegistrationSite?
   ) -> KeyValueObservation {
     let (currentValue, accesses) = DependencyRecorder.evaluate(keyPath, on: object)
@@ -170,7 +170,7 @@ extension KeyValueObservable {
     _ keyPath: KeyPath<Object, Value>,
     _ options: ObservationOptions,
     _ delivery: HandlerDelivery,
-    adaptedHandler changeHandler: @escaping (Self, Object, HandlerInput) -> Void,
+    adaptedHandler changeHandler: @escaping AdaptedHandler,
     currentValue: Value,
     accesses: [DependencyRecorder.Access],
     site: RegistrationSite?,
