@@ -66,6 +66,13 @@ final class ObservedProperty: @unchecked Sendable {
   @inline(__always)
   func automaticChangeSnapshotWhileLocked() -> AutomaticChangeSnapshot? {
     if let snapshot { return snapshot }
+    return makeAutomaticChangeSnapshotWhileLocked()
+  }
+
+  /// Builds the snapshot: the first set after the list changed. Out of line, so that the sets
+  /// that find it built inline nothing of this.
+  @inline(never)
+  private func makeAutomaticChangeSnapshotWhileLocked() -> AutomaticChangeSnapshot? {
     guard notifiesAutomatically, !sentinels.isEmpty else { return nil }
     let built = AutomaticChangeSnapshot(
       keyPath: keyPath, sentinels: sentinels.slots,
