@@ -4,8 +4,10 @@ import _AutoKVOShims
 ///
 /// Swift gives no address guarantee for a lock stored inline in a class property, so the lock is
 /// allocated once and destroyed explicitly by its owner.
+@usableFromInline
 struct Lock: @unchecked Sendable {  // a pointer to a lock built for cross-thread use
-  private let pointer: UnsafeMutablePointer<autokvo_lock_t>
+  @usableFromInline
+  let pointer: UnsafeMutablePointer<autokvo_lock_t>
 
   init() {
     pointer = autokvo_lock_create()
@@ -35,11 +37,14 @@ struct Lock: @unchecked Sendable {  // a pointer to a lock built for cross-threa
 
   /// Takes the lock, for a critical section that spans inlined code in another module and so cannot
   /// be a closure here; prefer ``withLock(_:)``. The caller calls ``unlock()`` on every path.
+  /// Inlinable, so that an `@Observed` setter takes its registry's lock with one call.
+  @inlinable
   func lock() {
     autokvo_lock_lock(pointer)
   }
 
   /// Releases the lock taken with ``lock()``.
+  @inlinable
   func unlock() {
     autokvo_lock_unlock(pointer)
   }

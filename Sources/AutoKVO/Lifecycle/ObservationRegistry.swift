@@ -25,6 +25,8 @@ public final class ObservationRegistry: @unchecked Sendable {  // `state` is gua
   let reference: RegistryReference
 
   // `reference`'s lock and state, kept here so that the notification path does not compute them.
+  // The lock is usable from inlinable code, so that an `@Observed` setter takes it with one call.
+  @usableFromInline
   let lock: Lock
   private let state: UnsafeMutablePointer<RegistryState>
 

