@@ -28,9 +28,10 @@ final class ObservedProperty: @unchecked Sendable {
   /// shared then and changes in place). Dropping it under the registry's lock never releases the
   /// last reference to a sentinel: the list holds each one it holds, and the caller of
   /// ``remove(observedSideOf:)`` or ``removeAll()`` holds those the list lets go of. A set in
-  /// progress may hold the snapshot longer; its release then happens outside every lock.
+  /// progress may hold the snapshot longer; its release then happens outside every lock. Held
+  /// through the snapshot's own count of holders (see ``AutomaticChangeSnapshot``).
   @exclusivity(unchecked)
-  private var snapshot: AutomaticChangeSnapshot?
+  private var snapshot: Unmanaged<AutomaticChangeSnapshot>?
 
   /// How many of ``sentinels`` must be told before a set (see
   /// ``ObservedSentinel/needsNoticeBeforeSet``); when none, a set skips that step.
@@ -60,29 +61,42 @@ final class ObservedProperty: @unchecked Sendable {
     self.notifiesAutomatically = notifiesAutomatically
   }
 
-  /// The current ``AutomaticChangeSnapshot``, built if need be; `nil` when a set of the property
-  /// concerns no registration: none observes it, or its class does not notify it automatically.
-  /// Called under the registry's lock.
+  deinit {
+    dropSnapshot()
+  }
+
+  /// The current ``AutomaticChangeSnapshot``, built if need be, with a hold taken for the caller,
+  /// which gives it back with ``AutomaticChangeSnapshot/letGo(_:)``; `nil` when a set of the
+  /// property concerns no registration: none observes it, or its class does not notify it
+  /// automatically. Called under the registry's lock.
   @inline(__always)
-  func automaticChangeSnapshotWhileLocked() -> AutomaticChangeSnapshot? {
-    if let snapshot { return snapshot }
-    return makeAutomaticChangeSnapshotWhileLocked()
+  func automaticChangeSnapshotWhileLocked() -> Unmanaged<AutomaticChangeSnapshot>? {
+    guard let snapshot = snapshot ?? makeAutomaticChangeSnapshotWhileLocked() else { return nil }
+    snapshot._withUnsafeGuaranteedRef { $0.hold() }
+    return snapshot
   }
 
   /// Builds the snapshot: the first set after the list changed. Out of line, so that the sets
   /// that find it built inline nothing of this.
   @inline(never)
-  private func makeAutomaticChangeSnapshotWhileLocked() -> AutomaticChangeSnapshot? {
+  private func makeAutomaticChangeSnapshotWhileLocked() -> Unmanaged<AutomaticChangeSnapshot>? {
     guard notifiesAutomatically, !sentinels.isEmpty else { return nil }
-    let built = AutomaticChangeSnapshot(
+    let built = AutomaticChangeSnapshot.make(
       keyPath: keyPath, sentinels: sentinels.slots,
       needsNoticeBeforeChange: sentinelsNoticedBeforeSet > 0)
     snapshot = built
     return built
   }
 
+  /// Gives back the property's hold on its snapshot, if it has one.
+  private func dropSnapshot() {
+    guard let snapshot else { return }
+    self.snapshot = nil
+    AutomaticChangeSnapshot.letGo(snapshot)
+  }
+
   func append(_ sentinel: any ObservedSentinel) {
-    snapshot = nil
+    dropSnapshot()
     sentinels.append(sentinel)
     if sentinel.needsNoticeBeforeSet { sentinelsNoticedBeforeSet += 1 }
   }
@@ -90,14 +104,14 @@ final class ObservedProperty: @unchecked Sendable {
   /// Removes the sentinel of `observation` if the list holds it. The caller releases nothing
   /// here: it holds the sentinel too.
   func remove(observedSideOf observation: KeyValueObservation) {
-    snapshot = nil
+    dropSnapshot()
     guard let removed = sentinels.remove(observedSideOf: observation) else { return }
     if removed.needsNoticeBeforeSet { sentinelsNoticedBeforeSet -= 1 }
   }
 
   /// Empties the list, for the registry's `deinit`.
   func removeAll() {
-    snapshot = nil
+    dropSnapshot()
     sentinels = IncomingSentinels()
     sentinelsNoticedBeforeSet = 0
   }

@@ -6,8 +6,10 @@ import _AutoKVOShims
 /// setter that carries it, two words in registers.
 @usableFromInline
 struct AutomaticChange {
-  /// The registrations the set concerns, retained.
-  let snapshot: AutomaticChangeSnapshot
+  /// The registrations the set concerns, with a hold taken for the set (see
+  /// ``AutomaticChangeSnapshot``), which ``ObservationRegistry/didPerformAutomaticChange(of:_:values:)``
+  /// gives back.
+  let snapshot: Unmanaged<AutomaticChangeSnapshot>
   /// What each registration answered when told before the set, by position; `nil` while all
   /// answered `nil`, as every registration on exactly the property does unless it sends prior
   /// calls. Retained, and released by ``ObservationRegistry/didPerformAutomaticChange(of:_:values:)``,
@@ -108,10 +110,10 @@ extension ObservationRegistry {
     }
     unlockForProperty()
     guard let snapshot else { return nil }
-    guard snapshot.needsNoticeBeforeChange else {
+    guard snapshot._withUnsafeGuaranteedRef({ $0.needsNoticeBeforeChange }) else {
       return AutomaticChange(snapshot: snapshot, tokens: nil)
     }
-    let tokens = willSet(of: object, snapshot).map {
+    let tokens = willSet(of: object, snapshot.takeUnretainedValue()).map {
       Unmanaged.passRetained(BeforeChangeTokens($0))
     }
     return AutomaticChange(snapshot: snapshot, tokens: tokens)
@@ -121,14 +123,13 @@ extension ObservationRegistry {
   /// is mutating the property (the proxy notifies its own change).
   private func automaticChangeSnapshotWhileLocked(
     of property: ObservedProperty
-  ) -> AutomaticChangeSnapshot? {
-    guard let snapshot = property.automaticChangeSnapshotWhileLocked() else { return nil }
+  ) -> Unmanaged<AutomaticChangeSnapshot>? {
     if !stateWhileLocked.pointee.suppressedKeyPaths.isEmpty
       && isSuppressedOnThisThreadWhileLocked(property.keyPath)
     {
       return nil
     }
-    return snapshot
+    return property.automaticChangeSnapshotWhileLocked()
   }
 
   /// Whether this thread is mutating the property at `keyPath` through a collection proxy. Out of
@@ -155,17 +156,31 @@ extension ObservationRegistry {
 
   /// Completes an automatic set begun with ``willPerformAutomaticChange(of:property:)``, lending
   /// each registration the values the setter replaced and stored. Called exactly once for each
-  /// change that call returned: it releases the change's tokens.
+  /// change that call returned: it gives back the change's hold on its snapshot and releases its
+  /// tokens.
   @usableFromInline
   func didPerformAutomaticChange(
     of object: AnyObject,
     _ change: AutomaticChange,
     values: SetterValues
   ) {
-    let snapshot = change.snapshot
     if let tokens = change.tokens {
-      return didPerformAutomaticChange(of: object, snapshot, tokens: tokens, values: values)
+      return didPerformAutomaticChange(of: object, change.snapshot, tokens: tokens, values: values)
     }
+    change.snapshot._withUnsafeGuaranteedRef { snapshot in
+      didPerformAutomaticChange(of: object, snapshot, values: values)
+    }
+    AutomaticChangeSnapshot.letGo(change.snapshot)
+  }
+
+  /// Lends each registration of `snapshot` the values, for a set none of whose registrations was
+  /// told before it.
+  @inline(__always)
+  private func didPerformAutomaticChange(
+    of object: AnyObject,
+    _ snapshot: AutomaticChangeSnapshot,
+    values: SetterValues
+  ) {
     // The first registration is called through a `switch` on the snapshot's immutable storage,
     // which borrows it: `if let`, `if case`, a closure over the list, and this `switch` with its
     // other cases spelled out instead of `default` each copied it out first, a retain and a
@@ -186,14 +201,17 @@ extension ObservationRegistry {
   @inline(never)
   private func didPerformAutomaticChange(
     of object: AnyObject,
-    _ snapshot: AutomaticChangeSnapshot,
+    _ snapshot: Unmanaged<AutomaticChangeSnapshot>,
     tokens: Unmanaged<BeforeChangeTokens>,
     values: SetterValues
   ) {
     let tokens = tokens.takeRetainedValue().answers
-    snapshot.sentinels.forEachElementAndPosition { sentinel, position in
-      sentinel?.didSet(of: object, snapshot, token: tokens[position], values: values)
+    snapshot._withUnsafeGuaranteedRef { snapshot in
+      snapshot.sentinels.forEachElementAndPosition { sentinel, position in
+        sentinel?.didSet(of: object, snapshot, token: tokens[position], values: values)
+      }
     }
+    AutomaticChangeSnapshot.letGo(snapshot)
   }
 
   /// Performs a collection mutation of `keyPath` on `object`, notifying with `descriptor` (kind,

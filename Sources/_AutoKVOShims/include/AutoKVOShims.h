@@ -115,6 +115,11 @@ static inline intptr_t autokvo_atomic_add(intptr_t *_Nonnull word, intptr_t delt
   return __atomic_add_fetch(word, delta, __ATOMIC_ACQ_REL);
 }
 
+/// Adds `delta` to a 32-bit count and returns the new value.
+static inline int32_t autokvo_atomic_add32(int32_t *_Nonnull word, int32_t delta) {
+  return __atomic_add_fetch(word, delta, __ATOMIC_ACQ_REL);
+}
+
 // Four entry points of the Swift runtime, which Swift exposes no API for: holding an object's
 // memory without keeping the object alive (an unowned reference count), retaining it only if its
 // deallocation has not begun, and asking whether it has begun. They are part of the Swift

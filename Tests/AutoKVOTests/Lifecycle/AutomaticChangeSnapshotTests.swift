@@ -147,4 +147,24 @@ struct AutomaticChangeSnapshotTests {
     #expect(own?.endReason == .cancelled)
     #expect(later.value?.endReason == .cancelled)
   }
+
+  @Test(
+    "A frozen list lives exactly as long as its holders: made with its property's hold, it outlives each hold given back but the last, and the last frees it"
+  )
+  func holdersFreeTheListExactlyOnce() {
+    for sets in 0..<3 {
+      let snapshot = AutomaticChangeSnapshot.make(
+        keyPath: \Person.age, sentinels: InlineFirstArray(), needsNoticeBeforeChange: false)
+      weak let list = snapshot.takeUnretainedValue()
+      for _ in 0..<sets {
+        snapshot._withUnsafeGuaranteedRef { $0.hold() }
+      }
+      for given in 0..<sets {
+        AutomaticChangeSnapshot.letGo(snapshot)
+        #expect(list != nil, "freed after \(given + 1) of \(sets + 1) holds were given back")
+      }
+      AutomaticChangeSnapshot.letGo(snapshot)
+      #expect(list == nil, "not freed when the last of \(sets + 1) holds was given back")
+    }
+  }
 }
