@@ -121,6 +121,7 @@ extension ObservationRegistry {
 
   /// The property's registrations, unless none is concerned or a collection proxy on this thread
   /// is mutating the property (the proxy notifies its own change).
+  @inline(__always)
   private func automaticChangeSnapshotWhileLocked(
     of property: ObservedProperty
   ) -> Unmanaged<AutomaticChangeSnapshot>? {
