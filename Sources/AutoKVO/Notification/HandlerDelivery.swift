@@ -13,6 +13,12 @@ enum HandlerDelivery {
   case queue(DispatchQueue)
   case actor(ActorMailbox)
 
+  /// Whether the handler runs on the mutating thread, during the change.
+  var isSynchronous: Bool {
+    if case .synchronous = self { return true }
+    return false
+  }
+
   /// The delivery for a handler registered with `queue`.
   @usableFromInline
   static func resolve(queue: DispatchQueue) -> HandlerDelivery {

@@ -83,29 +83,32 @@ final class HandlerSentinel<Observer: AnyObject, Object: KeyValueObservable, Val
     uncommon?.rediscovers ?? false
   }
 
+  /// What it does not store is borrowed: an initializer takes its arguments owned by default,
+  /// which made the registration retain the observer, the object, the whole `Dependencies` and
+  /// the delivery for the call, and the initializer release what it did not keep (five retains
+  /// and releases a registration, measured).
   private init(
-    observer: Observer,
-    root: Object,
+    observer: borrowing Observer,
+    root: borrowing Object,
     keyPath: KeyPath<Object, Value>,
     options: ObservationOptions,
-    dependencies: Dependencies,
-    delivery: HandlerDelivery,
+    dependencies: borrowing Dependencies,
+    delivery: borrowing HandlerDelivery,
     handler: @escaping AdaptedHandler
   ) {
     observation = KeyValueObservation()
     primaryKeyPath = dependencies.postedKeyPath
-    observerReference = ObjectReference(observer)
-    rootReference = ObjectReference(root)
+    observerReference = ObjectReference(copy observer)
+    rootReference = ObjectReference(copy root)
     self.keyPath = keyPath
     self.options = options
-    let extraTriggers = dependencies.extraRootTriggers
     // Extra triggers imply rediscovery (`Dependencies.needsRediscovery`).
-    if case .synchronous = delivery, !dependencies.needsRediscovery {
+    if delivery.isSynchronous, !dependencies.needsRediscovery {
       self.uncommon = nil
     } else {
       self.uncommon = Uncommon(
-        delivery: delivery, rediscovers: dependencies.needsRediscovery,
-        extraTriggers: extraTriggers)
+        delivery: copy delivery, rediscovers: dependencies.needsRediscovery,
+        extraTriggers: dependencies.extraRootTriggers)
     }
     self.handler = handler
   }
