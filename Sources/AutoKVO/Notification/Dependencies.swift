@@ -48,16 +48,13 @@ struct Dependencies {
     value: Value,
     accesses firstAccesses: [DependencyRecorder.Access]
   ) -> Dependencies {
-    var accesses = firstAccesses
-    let property = storedProperty(named: keyPath, on: root, value: value, accesses: accesses)
-    let posted = property?.keyPath ?? keyPath
+    let declared = declaredKeyPath(of: keyPath, on: root, value: value, accesses: firstAccesses)
+    let posted = declared ?? keyPath
     var dependencies = Dependencies(
-      postedKeyPath: posted, extraRootTriggers: [], links: [], isEmpty: accesses.isEmpty)
-    if property != nil {
-      // The one read is the property the key path names, already the first trigger: adding it
-      // again would only compare two key paths for nothing.
-      accesses = []
-    }
+      postedKeyPath: posted, extraRootTriggers: [], links: [], isEmpty: firstAccesses.isEmpty)
+    // When the one read is the property the key path names, it is already the first trigger:
+    // adding it again would only compare two key paths for nothing.
+    var accesses = declared == nil ? firstAccesses : []
 
     // Declared dependencies, followed transitively; the visited list ends cycles.
     // Declarations are asked for under both names of an inherited property.
@@ -93,54 +90,58 @@ struct Dependencies {
   }
 
   /// The key path of the declaration of the `@Observed` property `keyPath` names, or `nil` when it
-  /// names none; see ``storedProperty(named:on:value:accesses:)``. Evaluates `keyPath` once.
+  /// names none; see ``declaredKeyPath(of:on:value:accesses:)``. Evaluates `keyPath` once.
   static func declaredKeyPath<Object: KeyValueObservable, Value>(
     of keyPath: KeyPath<Object, Value>,
     on object: Object
   ) -> AnyKeyPath? {
     let (value, accesses) = DependencyRecorder.record { object[keyPath: keyPath] }
-    return storedProperty(named: keyPath, on: object, value: value, accesses: accesses)?.keyPath
+    return declaredKeyPath(of: keyPath, on: object, value: value, accesses: accesses)
   }
 
-  /// The `@Observed` property `keyPath` names, found from one evaluation of it, or `nil` when it
-  /// names none (a computed property, a chain, a property that is not `@Observed`).
+  /// The key path of the declaration of the `@Observed` property `keyPath` names, found from one
+  /// evaluation of it, or `nil` when it names none (a computed property, a chain, a property that
+  /// is not `@Observed`). Only the key path is copied out of the recorded read: copying the read
+  /// cost a registration three retains and releases (measured).
   ///
   /// It names the one `@Observed` property of `object` it read, and nothing else, when it is that
   /// property's own key path; or, for a property declared in a superclass, when the property is
   /// declared in another class than `keyPath`'s root and has its type, `keyPath` is writable, as a
   /// property wrapper's is, and both read the same value, bit for bit. A computed property of a
   /// subclass that transforms one inherited property fails the last tests (a get-only one always).
-  private static func storedProperty<Object: KeyValueObservable, Value>(
-    named keyPath: KeyPath<Object, Value>,
+  private static func declaredKeyPath<Object: KeyValueObservable, Value>(
+    of keyPath: KeyPath<Object, Value>,
     on object: Object,
     value: Value,
     accesses: [DependencyRecorder.Access]
-  ) -> DependencyRecorder.Access? {
+  ) -> AnyKeyPath? {
     guard accesses.count == 1, accesses[0].object === object else { return nil }
-    let access = accesses[0]
     // The common case, a property of the key path's own class, is settled by one comparison; the
     // key paths' root and value types cost more to ask for.
-    if access.keyPath.matches(keyPath) { return access }
-    return inheritedProperty(named: keyPath, on: object, value: value, access: access)
+    if accesses[0].keyPath.matches(keyPath) { return accesses[0].keyPath }
+    return inheritedDeclaredKeyPath(
+      of: keyPath, on: object, value: value, read: accesses[0].keyPath)
   }
 
-  /// The rest of ``storedProperty(named:on:value:accesses:)``, out of line: its `as? Value` needs
-  /// the metadata of `Value?`, which the compiler would otherwise look up (about 330
-  /// instructions) on every registration, before the common case's comparison.
+  /// The rest of ``declaredKeyPath(of:on:value:accesses:)``: whether `read`, the key path of the
+  /// one property the evaluation read, declares the property `keyPath` names through a subclass.
+  /// Out of line: its `as? Value` needs the metadata of `Value?`, which the compiler would
+  /// otherwise look up (about 330 instructions) on every registration, before the common case's
+  /// comparison.
   @inline(never)
-  private static func inheritedProperty<Object: KeyValueObservable, Value>(
-    named keyPath: KeyPath<Object, Value>,
+  private static func inheritedDeclaredKeyPath<Object: KeyValueObservable, Value>(
+    of keyPath: KeyPath<Object, Value>,
     on object: Object,
     value: Value,
-    access: DependencyRecorder.Access
-  ) -> DependencyRecorder.Access? {
-    guard type(of: access.keyPath).rootType != Object.self,
-      type(of: access.keyPath).valueType == Value.self,
+    read: AnyKeyPath
+  ) -> AnyKeyPath? {
+    guard type(of: read).rootType != Object.self,
+      type(of: read).valueType == Value.self,
       keyPath is ReferenceWritableKeyPath<Object, Value>,
-      let declaredValue = object[keyPath: access.keyPath] as? Value,
+      let declaredValue = object[keyPath: read] as? Value,
       Self.haveSameBits(value, declaredValue)
     else { return nil }
-    return access
+    return read
   }
 
   private static func haveSameBits<Value>(_ first: Value, _ second: Value) -> Bool {
