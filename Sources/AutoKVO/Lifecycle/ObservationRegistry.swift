@@ -50,16 +50,16 @@ public final class ObservationRegistry: @unchecked Sendable {  // `state` is gua
     // them gone here, and are released at the end of this deinit, after every lock is dropped.
     // Each `end` takes the registration's lifecycle lock; until this deinit body returns, the
     // storage is valid for any other thread that saw the registration still active.
-    let (incoming, outgoing) = withState {
-      state -> (IncomingSentinels, InlineFirstArray<ObserverSentinel>) in
-      defer {
-        state.incoming = IncomingSentinels()
-        state.outgoing = InlineFirstArray()
-        // Not the last references: the copy of `incoming` returned holds them.
-        state.properties.forEachElement { $0.removeAll() }
-        autokvo_atomic_store_release(observedFlag, 0)
-      }
-      return (state.incoming, state.outgoing)
+    // Moved out by swapping, which copies no list (a copy of each, then their release, cost
+    // about five retains and releases, measured).
+    var incoming = IncomingSentinels()
+    var outgoing = InlineFirstArray<ObserverSentinel>()
+    withState { state in
+      swap(&incoming, &state.incoming)
+      swap(&outgoing, &state.outgoing)
+      // Not the last references: `incoming` holds them.
+      state.properties.forEachElement { $0.removeAll() }
+      autokvo_atomic_store_release(observedFlag, 0)
     }
     incoming.forEachSentinel { sentinel in
       sentinel.observedObjectIsDeallocating()
