@@ -85,8 +85,8 @@ final class HandlerSentinel<Observer: AnyObject, Object: KeyValueObservable, Val
 
   /// What it does not store is borrowed: an initializer takes its arguments owned by default,
   /// which made the registration retain the observer, the object, the whole `Dependencies` and
-  /// the delivery for the call, and the initializer release what it did not keep (five retains
-  /// and releases a registration, measured).
+  /// the delivery for the call, and the initializer release what it did not keep (about six
+  /// retains and releases a registration, measured).
   private init(
     observer: borrowing Observer,
     root: borrowing Object,

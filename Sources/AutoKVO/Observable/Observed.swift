@@ -104,8 +104,9 @@ public struct Observed<Value> {
   /// The addresses are taken with `_withUnprotectedUnsafePointer`, the standard library's form that
   /// adds no stack protector. `withUnsafePointer` makes the compiler protect the whole function
   /// that takes an address, so this was a call of its own to spare a set nobody observes: 17
-  /// instructions more a set with an observer (measured). The `inout` form, because Apple SDKs
-  /// before Swift 6 lack the `borrowing` one.
+  /// instructions more a set with an observer (measured). The `inout` form, because not every
+  /// standard library this package builds against has the `borrowing` one: the macOS 13.3 SDK of
+  /// the Darwin type-check lacks it.
   @inlinable
   @inline(__always)
   static func didPerformAutomaticChange(
