@@ -104,6 +104,21 @@ struct ArrayProxyTests {
     _ = watcher
   }
 
+  @Test("Mutating the array through the property itself is one .setting change of whole arrays")
+  func mutationThroughPropertyIsSetting() {
+    let playlist = Playlist()
+    playlist.songs = ["a"]
+    let (watcher, changes) = observe(playlist)
+    playlist.songs.append("b")
+    playlist.songs[0] = "z"
+    #expect(
+      changes.value == [
+        KeyValueChange(kind: .setting, oldValue: ["a"], newValue: ["a", "b"]),
+        KeyValueChange(kind: .setting, oldValue: ["a", "b"], newValue: ["z", "b"]),
+      ])
+    _ = watcher
+  }
+
   @Test("A computed property depending on the array receives .setting with whole values")
   func dependentKeyGetsSetting() {
     let playlist = Playlist()
