@@ -29,6 +29,7 @@ for workload in "${workloads[@]}"; do
   case "$workload" in
     dealloc*) iterations=20 ;;
     append1000/*) iterations=20 ;;
+    append10000/*) iterations=2 ;;
     append100000/*) iterations=2 ;;
     *) iterations=2000 ;;
   esac

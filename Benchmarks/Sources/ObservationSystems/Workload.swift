@@ -11,6 +11,7 @@ public enum Scenario: String, CaseIterable, Sendable {
   case setStringWithTenObservers = "set10-string"
   case getOfObservedString = "get-string"
   case thousandAppends = "append1000"
+  case tenThousandAppends = "append10000"
   case hundredThousandAppends = "append100000"
 
   /// The row title used in reports.
@@ -27,6 +28,7 @@ public enum Scenario: String, CaseIterable, Sendable {
     case .setStringWithTenObservers: "set String, 10 observers"
     case .getOfObservedString: "get String, 1 observer"
     case .thousandAppends: "1,000 appends to an empty array"
+    case .tenThousandAppends: "10,000 appends to an empty array"
     case .hundredThousandAppends: "100,000 appends to an empty array"
     }
   }

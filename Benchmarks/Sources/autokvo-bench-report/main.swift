@@ -354,6 +354,15 @@ for variant in ["proxy, unobserved", "proxy, 1 observer"] {
       + "at 1,000, \(format(nanoseconds: perAppendLarge)) at 100,000 (×\(String(format: "%.2f", growth))) — "
       + verdict(growth < 3))
 }
+do {
+  let perAppendSmall = medians["append1000/autokvo/property, unobserved"]! / 1000
+  let perAppendLarge = medians["append10000/autokvo/property, unobserved"]! / 10_000
+  print(
+    "- (No target) Appends through the property itself, nobody observing (a get and a set, "
+      + "which copy the array): \(format(nanoseconds: perAppendSmall)) per append at 1,000, "
+      + "\(format(nanoseconds: perAppendLarge)) at 10,000 "
+      + "(×\(String(format: "%.2f", perAppendLarge / perAppendSmall)))")
+}
 if let bytes = autoKVOBytesPerRegistration {
   print(
     "- ≤ 160 bytes per live registration: \(String(format: "%.0f", bytes)) bytes — "
