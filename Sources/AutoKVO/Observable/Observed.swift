@@ -14,6 +14,12 @@
 /// A set on an object nobody observes skips all notification work after one load and branch;
 /// Docs/Performance.md measures what it and every other access cost.
 ///
+/// Mutating a collection through the property (`items.append(x)`) is a get and a set: it copies
+/// the collection, O(n) an append, and observers receive one `.setting` change. In loops over
+/// large collections append through ``KeyValueObservable/mutableArrayValue(for:)`` or
+/// ``KeyValueObservable/mutableSetValue(for:)``, which mutate in place and notify the kind and
+/// indexes of each change.
+///
 /// `Observed` is `Sendable` when its `Value` is. It adds no synchronization of its own: the
 /// enclosing class decides which threads may set the property.
 @propertyWrapper
