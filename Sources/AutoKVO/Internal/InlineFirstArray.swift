@@ -60,6 +60,41 @@ struct InlineFirstArray<Element> {
     return replaced
   }
 
+  /// The element at `position` (counted from the first element), which must be below ``count``,
+  /// read and changed where it lies: no copy of it is made, so reading one field of an element
+  /// retains nothing the element holds.
+  subscript(position: Int) -> Element {
+    _read {
+      if position == 0 {
+        // A `switch` borrows the element where `if let` or `guard let` would copy it.
+        switch head {
+        case .some(let element): yield element
+        case .none: preconditionFailure("element 0 of an empty list")
+        }
+      } else {
+        yield tail[position - 1]
+      }
+    }
+    _modify {
+      if position == 0 {
+        guard head != nil else { preconditionFailure("element 0 of an empty list") }
+        yield &head!
+      } else {
+        yield &tail[position - 1]
+      }
+    }
+  }
+
+  /// Calls `body` on each element in place, in order.
+  mutating func updateEach(_ body: (inout Element) throws -> Void) rethrows {
+    if head != nil {
+      try body(&head!)
+    }
+    for position in tail.indices {
+      try body(&tail[position])
+    }
+  }
+
   /// The elements that satisfy `isIncluded`, in order. When all of them do, the result shares
   /// this collection's storage, so a change's snapshot of a registry usually copies nothing.
   func keeping(where isIncluded: (Element) throws -> Bool) rethrows -> InlineFirstArray {

@@ -3,9 +3,10 @@ import _AutoKVOShims
 /// The registrations an automatic set of one `@Observed` property concerns, frozen: what the
 /// property's setter takes under its registry's lock and delivers to once the lock is released.
 ///
-/// Immutable, and made by the ``ObservedProperty`` when a set first needs it, then shared by every
-/// set until the property's list changes. A set in progress keeps the snapshot it took, so a
-/// registration made by one of its handlers is not notified of it.
+/// Immutable, and built for the property's ``ObservedProperty`` when a set first needs it, then
+/// shared by every set until a registration the property concerns begins or ends. A set in
+/// progress keeps the snapshot it took, so a registration made by one of its handlers is not
+/// notified of it.
 ///
 /// Its lifetime is its own count of holders, not Swift's reference count: the property, while the
 /// snapshot is its current one, and each set delivering from it. A set takes a hold under the
@@ -27,8 +28,9 @@ final class AutomaticChangeSnapshot: @unchecked Sendable {
   let needsNoticeBeforeChange: Bool
   /// The key path the property's changes are posted under (its ``ObservedProperty/keyPath``).
   let keyPath: AnyKeyPath
-  /// In registration order, with the tombstones (`nil`) of the property's list: a copy of it that
-  /// shares its storage.
+  /// In registration order: the registry's list filtered by the property, or, when every
+  /// registration in it is concerned, a copy of it that shares its storage, tombstones (`nil`)
+  /// included.
   let sentinels: InlineFirstArray<(any ObservedSentinel)?>
 
   private init(
@@ -69,7 +71,7 @@ final class AutomaticChangeSnapshot: @unchecked Sendable {
 
   /// Gives back one hold; the last one releases the snapshot. Released by a set, outside every
   /// lock, it may release the last reference to a sentinel; released by its property, under the
-  /// registry's lock, never (see ``ObservedProperty``'s `snapshot`).
+  /// registry's lock, never (see ``ObservedProperty``'s `AutomaticChanges`).
   @inline(__always)
   static func letGo(_ snapshot: Unmanaged<AutomaticChangeSnapshot>) {
     let remaining = snapshot._withUnsafeGuaranteedRef { autokvo_atomic_add32($0.holdersWord, -1) }

@@ -1,6 +1,5 @@
 /// Observed-side sentinels in registration order: those of every registration observing one
-/// object (its registry's list), or those of the registrations one of its `@Observed` properties
-/// concerns (the property's `ObservedProperty`).
+/// object (its registry's list, from which each `@Observed` property's snapshot is filtered).
 ///
 /// A short list removes a sentinel by a linear search and a shift, as `InlineFirstArray` does. A
 /// long one (``indexingThreshold`` sentinels or more) also keeps each sentinel's position, and a

@@ -58,7 +58,7 @@ public final class ObservationRegistry: @unchecked Sendable {  // `state` is gua
       swap(&incoming, &state.incoming)
       swap(&outgoing, &state.outgoing)
       // Not the last references: `incoming` holds them.
-      state.properties.forEachElement { $0.removeAll() }
+      state.properties.updateEach { $0.dropSnapshot() }
       autokvo_atomic_store_release(observedFlag, 0)
     }
     incoming.forEachSentinel { sentinel in
@@ -91,34 +91,24 @@ public final class ObservationRegistry: @unchecked Sendable {  // `state` is gua
   /// Takes ownership of the observed-side sentinel of a registration on this registry's object.
   func attach(_ sentinel: any ObservedSentinel) {
     withState { state in
+      // Snapshots dropped first: one that shares the list's storage would make the append copy
+      // the whole list.
+      state.properties.updateEach { $0.registrationsChanged(sentinel) }
       state.incoming.append(sentinel)
-      state.properties.forEachElement { property in
-        if sentinel.isTriggered(by: property.keyPath) { property.append(sentinel) }
-      }
       autokvo_atomic_store_release(observedFlag, 1)
     }
   }
 
   /// Runs `update`, which changes what ``ObservedSentinel/isTriggered(by:)`` answers for
-  /// `sentinel`, under this registry's lock, and moves the sentinel into or out of the lists of
-  /// the properties concerned.
+  /// `sentinel`, under this registry's lock, and makes the properties whose sets concern the
+  /// sentinel before or after the update rebuild their snapshots.
   func updateTriggers(of sentinel: some ObservedSentinel, _ update: () -> Void) {
     withState { state in
-      let before = state.properties.map { sentinel.isTriggered(by: $0.keyPath) }
+      // Dropping a snapshot releases no sentinel for the last time: `incoming` still holds the
+      // sentinel, if anything does, and the others.
+      state.properties.updateEach { $0.registrationsChanged(sentinel) }
       update()
-      for (property, wasTriggered) in zip(state.properties, before) {
-        switch (wasTriggered, sentinel.isTriggered(by: property.keyPath)) {
-        case (true, false):
-          // Not the last reference: `incoming` still holds the sentinel, if anything does.
-          property.remove(observedSideOf: sentinel.observation)
-        case (false, true):
-          // Rebuilt rather than appended, to keep registration order; a sentinel whose
-          // registration already ended is no longer in `incoming`, and stays out.
-          property.collectSentinels(from: state.incoming)
-        default:
-          break
-        }
-      }
+      state.properties.updateEach { $0.registrationsChanged(sentinel) }
     }
   }
 
@@ -161,9 +151,9 @@ struct RegistryState {
   /// Manual `willChangeValue(for:)` calls awaiting their `didChangeValue(for:)`.
   var pendingChanges: [PendingChange] = []
   /// The ``ObservedProperty`` of each of the object's `@Observed` properties that a registration
-  /// has read. Kept here as well as in the properties' storage so that they outlive the object's
-  /// stored properties, whichever order those are destroyed in.
-  /// Inline-first: most objects have one observed property, and then no array is allocated.
+  /// has read, in the order they were first read; each property's storage holds its position
+  /// (``ObservedPropertyIndex``). Only grows. Inline-first: most objects have one observed
+  /// property, and then it costs no heap block at all.
   var properties = InlineFirstArray<ObservedProperty>()
   /// Collection mutations in progress, whose automatic `.setting` notification is suppressed.
   var suppressedKeyPaths: [(thread: UnsafeRawPointer, keyPath: AnyKeyPath)] = []

@@ -1,126 +1,205 @@
+/// Which of its object's ``ObservedProperty`` records an `@Observed` property's storage is: what
+/// the storage holds, so that a set finds its property's registrations with one load and no key
+/// path.
+///
+/// `none` until a registration first reads the property, then the record's position in its
+/// registry's list, for the life of the object: the list only grows. Read and written only under
+/// the object's registry lock (``ObservationRegistry/withPropertyLock(_:)``). 32 bits, so that the
+/// storage of a property of 4 bytes or less takes one word.
+@usableFromInline
+struct ObservedPropertyIndex: Equatable, Sendable {
+  /// The position in the registry's list plus one; 0 for `none`.
+  @usableFromInline
+  let rawValue: UInt32
+
+  @usableFromInline
+  init(rawValue: UInt32) {
+    self.rawValue = rawValue
+  }
+
+  /// No registration has read the property yet.
+  @inlinable
+  static var none: ObservedPropertyIndex { ObservedPropertyIndex(rawValue: 0) }
+
+  /// The record at `position` of the registry's list.
+  init(position: Int) {
+    guard let rawValue = UInt32(exactly: position + 1) else {
+      preconditionFailure("more observed properties on one object than UInt32 counts")
+    }
+    self.rawValue = rawValue
+  }
+
+  /// The record's position in the registry's list; `nil` for `none`.
+  var position: Int? {
+    rawValue == 0 ? nil : Int(rawValue) - 1
+  }
+}
+
 /// One ``Observed`` property of one object, as the engine knows it once a registration has read
-/// it: the property's storage holds it, and it holds the registrations its sets concern, frozen in
+/// it: the key path it posts its changes under, and the registrations its sets concern, frozen in
 /// an ``AutomaticChangeSnapshot``, so that a set finds everything it needs there, with no key path
 /// and no search.
 ///
-/// Created under the object's registry lock by the first recording that reads the property (a
-/// registration evaluating its key path, or a re-evaluation after a change), stored in the
-/// property's storage and kept by the registry too, for the life of the object. A property no
-/// registration ever read has none, and its sets skip notification after one lock-guarded load.
-// @unchecked Sendable: `sentinels`, `snapshot` and the count are guarded by the owning registry's
-// lock; the rest is immutable.
-@usableFromInline
-final class ObservedProperty: @unchecked Sendable {
+/// A record in its object's registry state (`RegistryState/properties`), not an object of its
+/// own: made under the registry's lock by the first recording that reads the property (a
+/// registration evaluating its key path, or a re-evaluation after a change), kept for the life of
+/// the object, and found by the ``ObservedPropertyIndex`` the property's storage holds. It keeps no
+/// list of its own: the snapshot is built from the registry's list of registrations, filtered by
+/// ``ObservedSentinel/isTriggered(by:)``, by the first set after that list changed. An object's
+/// first observed property thus costs no heap block (it was an 80-byte object before, one per
+/// registration on its own object; Docs/Performance.md). Guarded by the registry's lock.
+struct ObservedProperty {
   /// The key path of the property's declaration (`\Base.items` for a property declared in `Base`,
   /// whichever subclass instance it belongs to): what the property's changes are posted under.
   let keyPath: AnyKeyPath
 
-  /// The registrations a set of this property concerns, in registration order: a subsequence of
-  /// the registry's incoming sentinels, kept in step with it under the registry's lock.
+  /// What a set of the property concerns.
+  private(set) var automaticChanges: AutomaticChanges
+
+  /// What a set of the property concerns, in one word that holds no reference count, so that a
+  /// set copies it out of the record for nothing: the snapshot's address, or a value no address
+  /// takes.
   ///
-  /// Unchecked exclusivity: every access holds the registry's lock, which is the exclusivity
-  /// guarantee, and the run-time check would cost a thread-local look-up on every set.
-  @exclusivity(unchecked)
-  private(set) var sentinels = IncomingSentinels()
+  /// A word rather than an enum with a payload case: the compiler tells such an enum's cases apart
+  /// by comparing with each empty case in turn, where a snapshot's address, the case every
+  /// observed set meets, is one comparison here (measured: 10 instructions a set with an
+  /// observer).
+  struct AutomaticChanges {
+    private let word: UInt
 
-  /// ``sentinels``, frozen for the sets that deliver to them: built by the first set that needs
-  /// it, dropped whenever the list changes (before it changes, so that the list's storage is not
-  /// shared then and changes in place). Dropping it under the registry's lock never releases the
-  /// last reference to a sentinel: the list holds each one it holds, and the caller of
-  /// ``remove(observedSideOf:)`` or ``removeAll()`` holds those the list lets go of. A set in
-  /// progress may hold the snapshot longer; its release then happens outside every lock. Held
-  /// through the snapshot's own count of holders (see ``AutomaticChangeSnapshot``).
-  @exclusivity(unchecked)
-  private var snapshot: Unmanaged<AutomaticChangeSnapshot>?
+    private init(word: UInt) {
+      self.word = word
+    }
 
-  /// How many of ``sentinels`` must be told before a set (see
-  /// ``ObservedSentinel/needsNoticeBeforeSet``); when none, a set skips that step.
-  @exclusivity(unchecked)
-  private(set) var sentinelsNoticedBeforeSet: Int32 = 0
+    /// The class answered `false` to ``KeyValueObservable/automaticallyNotifiesObservers(for:)``:
+    /// no set concerns anyone, whatever registrations come.
+    static let notAutomatic = AutomaticChanges(word: 0)
+    /// Not known since the registrations changed: the next set builds the snapshot.
+    static let toBeBuilt = AutomaticChanges(word: 1)
+    /// No registration is triggered by the property.
+    static let unconcerned = AutomaticChanges(word: 2)
 
-  /// What the object's class answered, when the property was first read for a registration, to
-  /// ``KeyValueObservable/automaticallyNotifiesObservers(for:)``: asked once per property and
-  /// object, as KVO asks once per class and key when the first observer arrives.
-  ///
-  /// Declared after the count, a 32-bit one, so that both share a word: the object then takes 72
-  /// bytes, an 80-byte heap block (Docs/Performance.md counts bytes per registration).
-  let notifiesAutomatically: Bool
+    /// The registrations, frozen, with the record's hold on the snapshot (see
+    /// ``AutomaticChangeSnapshot``). Dropping it under the registry's lock never releases the
+    /// last reference to a sentinel: the registry's list holds each one the snapshot holds, and
+    /// the caller of a removal from that list holds the one removed. A set in progress may hold
+    /// the snapshot longer; its release then happens outside every lock.
+    static func frozen(_ snapshot: Unmanaged<AutomaticChangeSnapshot>) -> AutomaticChanges {
+      // An object's address is never 0, 1 or 2: the heap does not hand out the first page.
+      AutomaticChanges(word: UInt(bitPattern: snapshot.toOpaque()))
+    }
 
-  /// `property`, unretained: what an `@Observed` setter hands the engine, so that a set retains
-  /// nothing to find its registrations. Valid while the property's storage holds it: for the life
-  /// of its object, which the setter holds.
-  @inlinable
-  @inline(__always)
-  static func unretained(_ property: ObservedProperty?) -> Unmanaged<ObservedProperty>? {
-    guard let property else { return nil }
-    return Unmanaged.passUnretained(property)
+    /// The snapshot, when the registrations are frozen in one.
+    @inline(__always)
+    var snapshot: Unmanaged<AutomaticChangeSnapshot>? {
+      guard word > 2, let address = UnsafeRawPointer(bitPattern: word) else { return nil }
+      return Unmanaged.fromOpaque(address)
+    }
+
+    var isToBeBuilt: Bool { word == 1 }
+    var isNotAutomatic: Bool { word == 0 }
   }
 
+  /// A record for the property declared at `keyPath`. `notifiesAutomatically` is what the object's
+  /// class answered to ``KeyValueObservable/automaticallyNotifiesObservers(for:)``, asked once per
+  /// property and object, as KVO asks once per class and key when the first observer arrives.
   init(keyPath: AnyKeyPath, notifiesAutomatically: Bool) {
     self.keyPath = keyPath
-    self.notifiesAutomatically = notifiesAutomatically
+    automaticChanges = notifiesAutomatically ? .toBeBuilt : .notAutomatic
   }
 
-  deinit {
-    dropSnapshot()
-  }
-
-  /// The current ``AutomaticChangeSnapshot``, built if need be, with a hold taken for the caller,
-  /// which gives it back with ``AutomaticChangeSnapshot/letGo(_:)``; `nil` when a set of the
-  /// property concerns no registration: none observes it, or its class does not notify it
-  /// automatically. Called under the registry's lock.
-  @inline(__always)
-  func automaticChangeSnapshotWhileLocked() -> Unmanaged<AutomaticChangeSnapshot>? {
-    guard let snapshot = snapshot ?? makeAutomaticChangeSnapshotWhileLocked() else { return nil }
+  /// Builds the snapshot from `incoming`, the registry's list of registrations, and returns it
+  /// with a hold taken for the caller (see ``RegistryState/automaticChangeSnapshot(ofPropertyAt:)``);
+  /// `nil` when no registration is triggered by the property.
+  mutating func buildAutomaticChangeSnapshot(
+    from incoming: IncomingSentinels
+  ) -> Unmanaged<AutomaticChangeSnapshot>? {
+    var needsNoticeBeforeChange = false
+    var isConcerned = false
+    let keyPath = keyPath
+    // When every registration is triggered (one property observed, the usual case), the snapshot
+    // shares the list's storage, tombstones included; the sets skip those.
+    let sentinels = incoming.slots.keeping { sentinel in
+      guard let sentinel else { return true }
+      guard sentinel.isTriggered(by: keyPath) else { return false }
+      isConcerned = true
+      if sentinel.needsNoticeBeforeSet { needsNoticeBeforeChange = true }
+      return true
+    }
+    guard isConcerned else {
+      automaticChanges = .unconcerned
+      return nil
+    }
+    let snapshot = AutomaticChangeSnapshot.make(
+      keyPath: keyPath, sentinels: sentinels, needsNoticeBeforeChange: needsNoticeBeforeChange)
+    automaticChanges = .frozen(snapshot)
     snapshot._withUnsafeGuaranteedRef { $0.hold() }
     return snapshot
   }
 
-  /// Builds the snapshot: the first set after the list changed. Out of line, so that the sets
-  /// that find it built inline nothing of this.
-  @inline(never)
-  private func makeAutomaticChangeSnapshotWhileLocked() -> Unmanaged<AutomaticChangeSnapshot>? {
-    guard notifiesAutomatically, !sentinels.isEmpty else { return nil }
-    let built = AutomaticChangeSnapshot.make(
-      keyPath: keyPath, sentinels: sentinels.slots,
-      needsNoticeBeforeChange: sentinelsNoticedBeforeSet > 0)
-    snapshot = built
-    return built
+  /// Forgets what a set concerns, if `sentinel`, which joined or left the registry's list or whose
+  /// triggers changed, is triggered by the property: the next set rebuilds it. A record that
+  /// knows nothing yet asks nothing of the sentinel.
+  mutating func registrationsChanged(_ sentinel: any ObservedSentinel) {
+    guard !automaticChanges.isNotAutomatic, !automaticChanges.isToBeBuilt else { return }
+    if sentinel.isTriggered(by: keyPath) { dropSnapshot() }
   }
 
-  /// Gives back the property's hold on its snapshot, if it has one.
-  private func dropSnapshot() {
-    guard let snapshot else { return }
-    self.snapshot = nil
-    AutomaticChangeSnapshot.letGo(snapshot)
+  /// Forgets what a set concerns: the next set rebuilds it. Gives back the record's hold on its
+  /// snapshot, if it has one.
+  mutating func dropSnapshot() {
+    guard !automaticChanges.isNotAutomatic else { return }
+    let snapshot = automaticChanges.snapshot
+    automaticChanges = .toBeBuilt
+    if let snapshot { AutomaticChangeSnapshot.letGo(snapshot) }
   }
+}
 
-  func append(_ sentinel: any ObservedSentinel) {
-    dropSnapshot()
-    sentinels.append(sentinel)
-    if sentinel.needsNoticeBeforeSet { sentinelsNoticedBeforeSet += 1 }
-  }
-
-  /// Removes the sentinel of `observation` if the list holds it. The caller releases nothing
-  /// here: it holds the sentinel too.
-  func remove(observedSideOf observation: KeyValueObservation) {
-    dropSnapshot()
-    guard let removed = sentinels.remove(observedSideOf: observation) else { return }
-    if removed.needsNoticeBeforeSet { sentinelsNoticedBeforeSet -= 1 }
-  }
-
-  /// Empties the list, for the registry's `deinit`.
-  func removeAll() {
-    dropSnapshot()
-    sentinels = IncomingSentinels()
-    sentinelsNoticedBeforeSet = 0
-  }
-
-  /// Takes the registrations concerned from `incoming`, in its order.
-  func collectSentinels(from incoming: IncomingSentinels) {
-    removeAll()
-    incoming.forEachSentinel { sentinel in
-      if sentinel.isTriggered(by: keyPath) { append(sentinel) }
+extension RegistryState {
+  /// The current snapshot of the property at `position` of ``properties``, built if need be, with
+  /// a hold taken for the caller, which gives it back with ``AutomaticChangeSnapshot/letGo(_:)``;
+  /// `nil` when a set of the property concerns no registration: none observes it, or its class
+  /// does not notify it automatically. Called under the registry's lock.
+  @inline(__always)
+  mutating func automaticChangeSnapshot(
+    ofPropertyAt position: Int
+  ) -> Unmanaged<AutomaticChangeSnapshot>? {
+    let changes = automaticChanges(ofPropertyAt: position)
+    if let snapshot = changes.snapshot {
+      snapshot._withUnsafeGuaranteedRef { $0.hold() }
+      return snapshot
     }
+    guard changes.isToBeBuilt else { return nil }
+    return buildAutomaticChangeSnapshot(ofPropertyAt: position)
+  }
+
+  /// Whether any property's registrations are frozen in a snapshot.
+  var hasAutomaticChangeSnapshot: Bool {
+    guard !properties.isEmpty else { return false }
+    if automaticChanges(ofPropertyAt: 0).snapshot != nil { return true }
+    return properties.tail.contains { $0.automaticChanges.snapshot != nil }
+  }
+
+  /// What a set of the property at `position` concerns, read where the record lies: through the
+  /// list's subscript, whose coroutine the optimizer left out of line, the read copied the record
+  /// and retained its key path (87 instructions a set with an observer, measured). Unwrapped
+  /// unchecked: a storage holds a position only once the record is in the list, which only grows
+  /// (a check cost 2 instructions a set).
+  @inline(__always)
+  private func automaticChanges(ofPropertyAt position: Int) -> ObservedProperty.AutomaticChanges {
+    guard position != 0 else {
+      return properties.head.unsafelyUnwrapped.automaticChanges
+    }
+    return properties.tail[position - 1].automaticChanges
+  }
+
+  /// Builds the snapshot: the first set after the registrations changed. Out of line, so that the
+  /// sets that find it built inline nothing of this.
+  @inline(never)
+  private mutating func buildAutomaticChangeSnapshot(
+    ofPropertyAt position: Int
+  ) -> Unmanaged<AutomaticChangeSnapshot>? {
+    let incoming = incoming
+    return properties[position].buildAutomaticChangeSnapshot(from: incoming)
   }
 }

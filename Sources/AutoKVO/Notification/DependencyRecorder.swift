@@ -14,8 +14,9 @@ enum DependencyRecorder {
   struct Access {
     let object: any KeyValueObservable
     let keyPath: AnyKeyPath
-    /// The read property's identity: what a diagnostic names it by (`PropertyNames`).
-    let property: ObservedProperty?
+    /// The read property's identity in its object: what a diagnostic names it by
+    /// (`PropertyNames`); `none` for a property that is not `@Observed`.
+    let property: ObservedPropertyIndex
   }
 
   /// Evaluates `body` while recording the `@Observed` reads it makes on this thread.
@@ -69,7 +70,7 @@ enum DependencyRecorder {
   static func noteAccessWhileRecording(
     object: any KeyValueObservable,
     keyPath: AnyKeyPath,
-    property: ObservedProperty?
+    property: ObservedPropertyIndex
   ) {
     guard let raw = autokvo_thread_recorder() else { return }  // another thread is recording
     raw.assumingMemoryBound(to: [Access].self).pointee.append(

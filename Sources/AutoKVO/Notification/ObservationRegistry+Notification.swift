@@ -40,7 +40,7 @@ extension ObservationRegistry {
     autokvo_atomic_load_relaxed(observedFlag) != 0
   }
 
-  /// Runs `body`, which reads or writes the ``ObservedProperty`` of one of this object's
+  /// Runs `body`, which reads or writes the ``ObservedPropertyIndex`` of one of this object's
   /// `@Observed` properties, under this registry's lock. Inlined into the property's accessors,
   /// so that the storage access inside `body` stays a direct, instantaneous field access.
   @inlinable
@@ -53,13 +53,13 @@ extension ObservationRegistry {
 
   /// Begins an automatic set of an `@Observed` property: takes the registrations it concerns and
   /// tells those that must be told before it; `nil` when it concerns none. `property` reads the
-  /// property's ``ObservedProperty`` from its storage: it runs under this registry's lock, inlined
-  /// into the setter, so that the storage access is a direct, instantaneous field access.
+  /// property's ``ObservedPropertyIndex`` from its storage: it runs under this registry's lock,
+  /// inlined into the setter, so that the storage access is a direct, instantaneous field access.
   @inlinable
   @inline(__always)
   func willPerformAutomaticChange(
     of object: AnyObject,
-    property: () -> Unmanaged<ObservedProperty>?
+    property: () -> ObservedPropertyIndex
   ) -> AutomaticChange? {
     lockForProperty()
     return willPerformAutomaticChangeUnlocking(of: object, property())
@@ -79,17 +79,18 @@ extension ObservationRegistry {
   }
 
   /// A new ``ObservedProperty`` for the property declared at `keyPath`, kept by this registry for
-  /// the life of its object. Called under `withPropertyLock(_:)`, by the property's getter.
+  /// the life of its object, and its index, for the property's storage. Called under
+  /// `withPropertyLock(_:)`, by the property's getter. (A registration attached before the record
+  /// existed and triggered by the property joins its snapshot when the first set builds it.)
   @usableFromInline
   func makePropertyWhileLocked(
     keyPath: AnyKeyPath,
     notifiesAutomatically: Bool
-  ) -> ObservedProperty {
-    let property = ObservedProperty(keyPath: keyPath, notifiesAutomatically: notifiesAutomatically)
-    // A registration attached before this property existed may already be triggered by it.
-    property.collectSentinels(from: stateWhileLocked.pointee.incoming)
-    stateWhileLocked.pointee.properties.append(property)
-    return property
+  ) -> ObservedPropertyIndex {
+    let state = stateWhileLocked
+    state.pointee.properties.append(
+      ObservedProperty(keyPath: keyPath, notifiesAutomatically: notifiesAutomatically))
+    return ObservedPropertyIndex(position: state.pointee.properties.count - 1)
   }
 
   // MARK: Automatic changes
@@ -103,10 +104,10 @@ extension ObservationRegistry {
   @usableFromInline
   func willPerformAutomaticChangeUnlocking(
     of object: AnyObject,
-    _ property: Unmanaged<ObservedProperty>?
+    _ property: ObservedPropertyIndex
   ) -> AutomaticChange? {
-    let snapshot = property?._withUnsafeGuaranteedRef { property in
-      automaticChangeSnapshotWhileLocked(of: property)
+    let snapshot = property.position.flatMap {
+      automaticChangeSnapshotWhileLocked(ofPropertyAt: $0)
     }
     unlockForProperty()
     guard let snapshot else { return nil }
@@ -123,14 +124,15 @@ extension ObservationRegistry {
   /// is mutating the property (the proxy notifies its own change).
   @inline(__always)
   private func automaticChangeSnapshotWhileLocked(
-    of property: ObservedProperty
+    ofPropertyAt position: Int
   ) -> Unmanaged<AutomaticChangeSnapshot>? {
-    if !stateWhileLocked.pointee.suppressedKeyPaths.isEmpty
-      && isSuppressedOnThisThreadWhileLocked(property.keyPath)
+    let state = stateWhileLocked
+    if !state.pointee.suppressedKeyPaths.isEmpty
+      && isSuppressedOnThisThreadWhileLocked(state.pointee.properties[position].keyPath)
     {
       return nil
     }
-    return property.automaticChangeSnapshotWhileLocked()
+    return state.pointee.automaticChangeSnapshot(ofPropertyAt: position)
   }
 
   /// Whether this thread is mutating the property at `keyPath` through a collection proxy. Out of

@@ -3,8 +3,8 @@
 ///
 /// A stored property's key path describes itself by name. An `@Observed` property's key path is
 /// computed (the property wrapper's accessors), so its name is found in the object's storage: the
-/// key path is evaluated under a recorder, which tells the property's `ObservedProperty`, and
-/// the object's stored `_name` whose `Observed` holds that property gives the name. Any other
+/// key path is evaluated under a recorder, which tells the property's `ObservedPropertyIndex`,
+/// and the object's stored `_name` whose `Observed` holds that index gives the name. Any other
 /// computed key path has no name at run time: ``describe(_:on:)`` then falls back to the key path
 /// and the caller adds what it knows of the registration.
 enum PropertyNames {
@@ -17,8 +17,8 @@ enum PropertyNames {
     guard let observable = object as? any KeyValueObservable else { return nil }
     let accesses = DependencyRecorder.record { (observable as Any)[keyPath: keyPath] }.accesses
     guard accesses.count == 1, accesses[0].object === object, accesses[0].keyPath.matches(keyPath),
-      let property = accesses[0].property,
-      let name = observedStorageName(of: property, in: observable)
+      accesses[0].property != .none,
+      let name = observedStorageName(of: accesses[0].property, in: observable)
     else { return nil }
     return "\(type(of: keyPath).rootType).\(name)"
   }
@@ -33,7 +33,7 @@ enum PropertyNames {
   /// reflection runs no user code there, except for a class that supplies its own mirror, which
   /// is therefore not searched.
   private static func observedStorageName(
-    of property: ObservedProperty,
+    of property: ObservedPropertyIndex,
     in object: some KeyValueObservable
   ) -> String? {
     guard !(object is any CustomReflectable) else { return nil }
@@ -43,7 +43,7 @@ enum PropertyNames {
       while let current = mirror {
         for child in current.children {
           if let label = child.label, label.hasPrefix("_"),
-            let storage = child.value as? any ObservedStorage, storage.observedProperty === property
+            let storage = child.value as? any ObservedStorage, storage.observedProperty == property
           {
             return String(label.dropFirst())
           }
@@ -57,6 +57,6 @@ enum PropertyNames {
 
 /// What reflection needs of an `@Observed` property's storage to tell which property it is.
 protocol ObservedStorage {
-  /// The storage's ``ObservedProperty``; read under the registry's lock.
-  var observedProperty: ObservedProperty? { get }
+  /// The storage's ``ObservedPropertyIndex``; read under the registry's lock.
+  var observedProperty: ObservedPropertyIndex { get }
 }

@@ -27,16 +27,17 @@ public struct Observed<Value> {
   @usableFromInline
   var storedValue: Value
 
-  /// The property's identity among its object's observed properties: `nil` until a registration
-  /// first reads the property, then set once, for the life of the object. Read and written only
-  /// under the enclosing object's registry lock (``ObservationRegistry/withPropertyLock(_:)``).
+  /// The property's identity among its object's observed properties, the position of its
+  /// ``ObservedProperty`` in the object's registry: `none` until a registration first reads the
+  /// property, then set once, for the life of the object. Read and written only under the
+  /// enclosing object's registry lock (``ObservationRegistry/withPropertyLock(_:)``).
   @usableFromInline
-  var property: ObservedProperty?
+  var property: ObservedPropertyIndex
 
   /// Creates the property with its initial value.
   public init(wrappedValue: Value) {
     storedValue = wrappedValue
-    property = nil
+    property = .none
   }
 
   /// Unavailable: `@Observed` reaches its value through the enclosing object.
@@ -57,7 +58,8 @@ public struct Observed<Value> {
   /// names neither key path on any of its paths: the compiler instantiates a key-path literal at
   /// the accessor's entry whenever any path through the accessor uses it, so a setter that
   /// mentioned `wrappedKeyPath` even in its notifying branch paid for it on every set. The
-  /// notifying branch finds the property's key path in its ``ObservedProperty`` instead. Every
+  /// notifying branch finds the property's key path in its ``ObservedProperty`` instead, by the
+  /// index the storage holds. Every
   /// access to the storage is instantaneous (no call inside it): an access spanning a call makes
   /// the compiler keep a run-time exclusivity check on every access to the property.
   @inlinable
@@ -81,13 +83,11 @@ public struct Observed<Value> {
       // like a second change while this one is being delivered.
       var replacedValue = newValue
       let registry = object.observationRegistry
-      // The property's `ObservedProperty` is handed over unretained (its storage keeps it for the
-      // object's life, and this setter holds the object): a retain here cost every observed set
-      // about 80 instructions, with the object's own retain the compiler added around it.
+      // The storage holds the index of the property's `ObservedProperty` in the registry, a plain
+      // number: nothing is retained to find the property's registrations.
       if registry.isObserved,
         let change = registry.willPerformAutomaticChange(
-          of: object,
-          property: { ObservedProperty.unretained(object[keyPath: storageKeyPath].property) })
+          of: object, property: { object[keyPath: storageKeyPath].property })
       {
         swap(&object[keyPath: storageKeyPath].storedValue, &replacedValue)
         var lentValue = consume newValue
@@ -154,13 +154,13 @@ public struct Observed<Value> {
     guard DependencyRecorder.isRecordingOnThisThread else { return }
     let registry = object.observationRegistry
     var property = registry.withPropertyLock { object[keyPath: storageKeyPath].property }
-    if property == nil {
+    if property == .none {
       // Asked before taking the lock: the class's answer is its own code.
       let notifiesAutomatically = type(of: object).automaticallyNotifiesObservers(
         for: wrappedKeyPath)
       property = registry.withPropertyLock {
         // Another thread may have made it meanwhile; the first one made stays.
-        if object[keyPath: storageKeyPath].property == nil {
+        if object[keyPath: storageKeyPath].property == .none {
           object[keyPath: storageKeyPath].property = registry.makePropertyWhileLocked(
             keyPath: wrappedKeyPath, notifiesAutomatically: notifiesAutomatically)
         }
@@ -175,5 +175,5 @@ public struct Observed<Value> {
 extension Observed: Sendable where Value: Sendable {}
 
 extension Observed: ObservedStorage {
-  var observedProperty: ObservedProperty? { property }
+  var observedProperty: ObservedPropertyIndex { property }
 }

@@ -36,6 +36,20 @@ struct InlineFirstArrayTests {
     #expect(Array(odd) == elements.filter { $0 % 2 == 1 })
   }
 
+  @Test("Elements are read and changed in place by position, the inline one and the others alike")
+  func changingInPlace() {
+    var numbers = list([1, 2, 3])
+    #expect((0..<3).map { numbers[$0] } == [1, 2, 3])
+    numbers[0] += 10
+    numbers[2] *= 7
+    #expect(Array(numbers) == [11, 2, 21])
+    numbers.updateEach { $0 = -$0 }
+    #expect(Array(numbers) == [-11, -2, -21])
+    var empty = InlineFirstArray<Int>()
+    empty.updateEach { _ in Issue.record("an empty list has no element to change") }
+    #expect(empty.isEmpty)
+  }
+
   @Test("Mapping and visiting go through every element in order")
   func mapping() {
     for elements in [[], [7], [7, 8, 9]] {

@@ -68,6 +68,49 @@ struct AutomaticChangeSnapshotTests {
   }
 
   @Test(
+    "Each property of one object keeps its own frozen list, whichever order registrations first read them in: a set reaches exactly the live registrations it concerns, a computed property's included, and a property whose registrations all ended notifies nobody until a new one comes"
+  )
+  func propertiesOfOneObjectKeepTheirOwnLists() {
+    let person = Person(name: "Ann", age: 30)
+    let watcher = Watcher()
+    // First read: `age`, then `name` (through `summary`), so the object's properties are listed
+    // in another order than they are declared in.
+    let ages = watcher.autoObserve(person, keyPath: \.age) { watcher, _, change in
+      watcher.record("A \(change.oldValue!)>\(change.newValue!)")
+    }
+    let summaries = watcher.autoObserve(person, keyPath: \.summary) { watcher, _, change in
+      watcher.record("S \(change.oldValue!)>\(change.newValue!)")
+    }
+    var names = watcher.autoObserve(person, keyPath: \.name) { watcher, _, change in
+      watcher.record("N \(change.oldValue!)>\(change.newValue!)")
+    }
+    person.age = 31
+    person.name = "Bo"
+    #expect(
+      watcher.log == [
+        "A 30>31", "S Ann (30)>Ann (31)", "S Ann (31)>Bo (31)", "N Ann>Bo",
+      ])
+
+    summaries.cancel()
+    person.name = "Cy"
+    person.age = 32
+    #expect(watcher.log.dropFirst(4) == ["N Bo>Cy", "A 31>32"])
+
+    names.cancel()
+    person.name = "Di"  // `name` concerns no live registration now
+    person.age = 33
+    #expect(watcher.log.dropFirst(6) == ["A 32>33"])
+
+    names = watcher.autoObserve(person, keyPath: \.name) { watcher, _, change in
+      watcher.record("M \(change.oldValue!)>\(change.newValue!)")
+    }
+    person.name = "Ed"
+    person.age = 34
+    #expect(watcher.log.dropFirst(7) == ["M Di>Ed", "A 33>34"])
+    withExtendedLifetime((ages, names)) {}
+  }
+
+  @Test(
     "A handler that registers another observer during a set: the new registration is not notified of that set, and is of the next one, once"
   )
   func registrationDuringSet() {
