@@ -43,12 +43,6 @@ struct InlineFirstArray<Element> {
 
   /// Puts `element` at `position` (counted from the first element) and returns the element it
   /// replaces.
-  /// The element at `position`, which must be below ``count``.
-  func element(at position: Int) -> Element {
-    guard let head else { preconditionFailure("element(at: \(position)) of an empty list") }
-    return position == 0 ? head : tail[position - 1]
-  }
-
   mutating func replace(at position: Int, with element: Element) -> Element {
     if position == 0 {
       guard let first = head else { preconditionFailure("replace(at: 0) on an empty collection") }

@@ -65,7 +65,7 @@ struct IncomingSentinels {
   /// The sentinel of `observation`, if the list holds it.
   func sentinel(of observation: KeyValueObservation) -> (any ObservedSentinel)? {
     if let index {
-      return index.positions[ObjectIdentifier(observation)].flatMap { slots.element(at: $0) }
+      return index.positions[ObjectIdentifier(observation)].flatMap { slots[$0] }
     }
     var found: (any ObservedSentinel)?
     forEachSentinel { sentinel in

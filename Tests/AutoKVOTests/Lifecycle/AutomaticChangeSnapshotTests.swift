@@ -111,6 +111,49 @@ struct AutomaticChangeSnapshotTests {
   }
 
   @Test(
+    "Frozen lists on two properties of one object, then either side deallocated first: every registration ends once, for the side that died, every handler is freed, and later sets reach nobody",
+    arguments: [true, false])
+  func twoFrozenListsThenEitherSideDies(observedDiesFirst: Bool) {
+    let handlers = LifetimeTracker()
+    let objects = LifetimeTracker()
+    var person: Person? = Person(name: "Ann", age: 30, tracker: objects)
+    var watcher: Watcher? = Watcher(tracker: objects)
+    let log = Watcher()
+    // `age` is the object's first observed property (inline), `name` its second.
+    let handles = [
+      observeAge(of: person!, by: watcher!, "A", handlers: handlers),
+      watcher!.autoObserve(person!, keyPath: \.name) {
+        [token = Token(handlers)] _, _, change in
+        withExtendedLifetime(token) {}
+        log.record("N \(change.oldValue!)>\(change.newValue!)")
+      },
+    ]
+    person!.age = 31
+    person!.name = "Bo"  // both properties now hold a frozen list
+    #expect(watcher!.log == ["A 30>31"])
+    #expect(log.log == ["N Ann>Bo"])
+    #expect(handlers.liveCount == 2)
+
+    if observedDiesFirst {
+      person = nil
+      #expect(handles.allSatisfy { $0.endReason == .observedDeallocated })
+      #expect(handlers.liveCount == 0, "neither frozen list kept a handler alive")
+      #expect(watcher!.activeObservations.isEmpty)
+      watcher = nil
+    } else {
+      watcher = nil
+      #expect(handles.allSatisfy { $0.endReason == .observerDeallocated })
+      #expect(handlers.liveCount == 0, "neither frozen list kept a handler alive")
+      #expect(person!.observationRegistry.observerCount == 0)
+      person!.age = 32
+      person!.name = "Cy"
+      #expect(log.log == ["N Ann>Bo"], "an ended registration is not reached by a later set")
+      person = nil
+    }
+    #expect(objects.liveCount == 0)
+  }
+
+  @Test(
     "A handler that registers another observer during a set: the new registration is not notified of that set, and is of the next one, once"
   )
   func registrationDuringSet() {
