@@ -21,6 +21,13 @@ struct ChangeDescriptor {
     ChangeDescriptor(keyPath: keyPath, kind: .setting)
   }
 
+  /// The same change, posted under `keyPath`: another name of the same property.
+  func posted(under keyPath: AnyKeyPath) -> ChangeDescriptor {
+    ChangeDescriptor(
+      keyPath: keyPath, kind: kind, indexes: indexes, oldElements: oldElements,
+      newElements: newElements)
+  }
+
   /// Whether a registration on `registeredKeyPath` receives this change with its indexes and
   /// elements, rather than as a `.setting` of its own value.
   func isCollectionShaped(for registeredKeyPath: AnyKeyPath?) -> Bool {

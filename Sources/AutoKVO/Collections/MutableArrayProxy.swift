@@ -49,9 +49,9 @@ public struct MutableArrayProxy<Object: KeyValueObservable, Element> {
   /// called, with no run-time generic metadata look-up (Docs/Performance.md).
   @inlinable
   public func append(_ element: Element) {
-    // Nobody observes: nothing to describe and no index to check. The same relaxed load and
+    // Nobody observes: nothing to describe and no index to check. The same relaxed loads and
     // decision as the unobserved branch of `mutate`.
-    if let propertyKeyPath, !object.observationRegistry.isObserved {
+    if let propertyKeyPath, !object.observationRegistry.isObservedOrTracked {
       return withUnsafePointer(to: element) { element in
         InPlaceMutation.mutate(
           object, at: keyPath, property: propertyKeyPath, placeholder: [], context: element
@@ -162,7 +162,7 @@ public struct MutableArrayProxy<Object: KeyValueObservable, Element> {
       guard positions.areValid(for: kind, count: count) else {
         return reportOutOfRange(kind, at: positions, count: count)
       }
-      isObserved = registry.isObserved
+      isObserved = registry.isObservedOrTracked
       if isObserved, kind != .insertion { oldElements = positions.elements(of: array) }
     }
     // Removed and replaced elements are released only after the change was delivered (see

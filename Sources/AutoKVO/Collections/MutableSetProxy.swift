@@ -75,7 +75,7 @@ public struct MutableSetProxy<Object: KeyValueObservable, Element: Hashable> {
     // descriptor holds them when someone observes, `released` otherwise.
     var released = Set<Element>()
     defer { withExtendedLifetime(released) {} }
-    guard registry.isObserved else {
+    guard registry.isObservedOrTracked else {
       return mutateInPlace { set in
         released = Self.members(removedBy: mutation, members, from: set)
         body(&set)

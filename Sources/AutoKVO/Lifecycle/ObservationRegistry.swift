@@ -34,7 +34,15 @@ public final class ObservationRegistry: @unchecked Sendable {  // `state` is gua
   /// it by every `@Observed` setter: a stale read can only race a registration or cancellation
   /// that was not ordered before the set anyway.
   @usableFromInline
-  let observedFlag: UnsafeMutablePointer<Int>
+  let observedFlag: UnsafeMutablePointer<Int32>
+
+  /// The address of the object through which Swift's Observation framework tracks this
+  /// registry's object, retained, or 0: written once, by a compare-and-swap, by the first read of
+  /// an `@Observed` property of a class that conforms to Observation's `Observable`; read without
+  /// the lock by every access of such a property. Released by `deinit`. Only the SwiftObservation
+  /// layer knows what the object is; this layer only keeps it.
+  @usableFromInline
+  let swiftObservationSlot: UnsafeMutablePointer<Int>
 
   /// Creates an empty registry.
   public init() {
@@ -42,6 +50,7 @@ public final class ObservationRegistry: @unchecked Sendable {  // `state` is gua
     lock = reference.lock
     state = reference.state
     observedFlag = reference.observedFlag
+    swiftObservationSlot = reference.swiftObservationSlot
   }
 
   deinit {
@@ -59,13 +68,17 @@ public final class ObservationRegistry: @unchecked Sendable {  // `state` is gua
       swap(&outgoing, &state.outgoing)
       // Not the last references: `incoming` holds them.
       state.properties.updateEach { $0.dropSnapshot() }
-      autokvo_atomic_store_release(observedFlag, 0)
+      autokvo_atomic_store_release32(observedFlag, 0)
     }
     incoming.forEachSentinel { sentinel in
       sentinel.observedObjectIsDeallocating()
     }
     for sentinel in outgoing {
       sentinel.observation.end(.observerDeallocated)
+    }
+    // Nothing can read the slot any more: the object is gone. Released outside every lock.
+    if let tracked = UnsafeRawPointer(bitPattern: swiftObservationSlot.pointee) {
+      Unmanaged<AnyObject>.fromOpaque(tracked).release()
     }
     reference.deallocate()
   }
@@ -95,7 +108,7 @@ public final class ObservationRegistry: @unchecked Sendable {  // `state` is gua
       // the whole list.
       state.properties.updateEach { $0.registrationsChanged(sentinel) }
       state.incoming.append(sentinel)
-      autokvo_atomic_store_release(observedFlag, 1)
+      autokvo_atomic_store_release32(observedFlag, 1)
     }
   }
 
@@ -119,11 +132,23 @@ public final class ObservationRegistry: @unchecked Sendable {  // `state` is gua
 
   /// The registrations a manual or collection change of `keyPath` concerns, in registration
   /// order. (An automatic set takes its property's own list instead.)
-  func sentinels(triggeredBy keyPath: AnyKeyPath) -> InlineFirstArray<any ObservedSentinel> {
+  ///
+  /// Also, flagged with their key path, the registrations that may name the same property through
+  /// another class of its hierarchy (``Swift/AnyKeyPath/mayNameInheritedProperty(as:)``): for a
+  /// property that is not `@Observed`, a superclass's `\Base.rows` and a registration's
+  /// `\Derived.rows`. Whether they do takes reading the object, which the caller does outside the
+  /// lock.
+  func sentinels(triggeredBy keyPath: AnyKeyPath) -> InlineFirstArray<TriggeredSentinel> {
     withState { state in
-      var triggered = InlineFirstArray<any ObservedSentinel>()
+      var triggered = InlineFirstArray<TriggeredSentinel>()
       state.incoming.forEachSentinel { sentinel in
-        if sentinel.isTriggered(by: keyPath) { triggered.append(sentinel) }
+        if sentinel.isTriggered(by: keyPath) {
+          triggered.append(TriggeredSentinel(sentinel: sentinel, inheritedKeyPath: nil))
+        } else if let registered = sentinel.primaryKeyPath,
+          keyPath.mayNameInheritedProperty(as: registered)
+        {
+          triggered.append(TriggeredSentinel(sentinel: sentinel, inheritedKeyPath: registered))
+        }
       }
       return triggered
     }
@@ -163,6 +188,14 @@ struct RegistryState {
   }
 }
 
+/// A registration a change concerns, as ``ObservationRegistry/sentinels(triggeredBy:)`` finds it.
+struct TriggeredSentinel {
+  let sentinel: any ObservedSentinel
+  /// The registration's key path when it may name the changed property through another class of
+  /// its hierarchy, still to be confirmed; `nil` when the change's key path triggers it.
+  let inheritedKeyPath: AnyKeyPath?
+}
+
 /// A manual change between its `willChangeValue(for:)` and its `didChangeValue(for:)`.
 struct PendingChange {
   /// The thread that called `willChangeValue(for:)`; pairs match per thread, as in KVO.
@@ -182,4 +215,7 @@ typealias PendingNotifications = InlineFirstArray<PendingNotification>
 struct PendingNotification {
   let sentinel: any ObservedSentinel
   let token: Any?
+  /// The key path the registration receives the change under when it names the changed property
+  /// through another class of its hierarchy; `nil` when it receives the change as posted.
+  let inheritedKeyPath: AnyKeyPath?
 }

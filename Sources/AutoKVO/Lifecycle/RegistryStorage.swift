@@ -14,8 +14,14 @@ import _AutoKVOShims
 struct RegistryStorage {
   var mutex: autokvo_lock_t
   /// Non-zero while any registration observes the registry's object (see
-  /// `ObservationRegistry.isObserved`).
-  var observedFlag: Int
+  /// `ObservationRegistry.isObserved`). 32 bits, beside the 32-bit lock, so that the word below
+  /// fits in the block without making it larger.
+  var observedFlag: Int32
+  /// The object Swift's Observation framework tracks the registry's object through, retained, as
+  /// its address; 0 until the object's first read that Observation could track (see
+  /// `ObservationRegistry.swiftObservationSlot`). Set once, with a compare-and-swap, never cleared
+  /// before the registry's `deinit` releases it.
+  var swiftObservationRegistrar: Int
   var state: RegistryState
 }
 
@@ -42,7 +48,9 @@ struct RegistryReference: @unchecked Sendable, Equatable {  // the storage is gu
     let storage = autokvo_block_allocate(MemoryLayout<RegistryStorage>.stride)
       .bindMemory(to: RegistryStorage.self, capacity: 1)
     storage.initialize(
-      to: RegistryStorage(mutex: autokvo_lock_t(), observedFlag: 0, state: RegistryState()))
+      to: RegistryStorage(
+        mutex: autokvo_lock_t(), observedFlag: 0, swiftObservationRegistrar: 0,
+        state: RegistryState()))
     let reference = RegistryReference(storage: storage)
     _ = Lock(initializingAt: reference.field(\.mutex))
     return reference
@@ -70,8 +78,12 @@ struct RegistryReference: @unchecked Sendable, Equatable {  // the storage is gu
     Lock(at: field(\.mutex))
   }
 
-  var observedFlag: UnsafeMutablePointer<Int> {
+  var observedFlag: UnsafeMutablePointer<Int32> {
     field(\.observedFlag)
+  }
+
+  var swiftObservationSlot: UnsafeMutablePointer<Int> {
+    field(\.swiftObservationRegistrar)
   }
 
   /// The state, for the registry, whose accesses hold `lock`.
@@ -101,7 +113,7 @@ struct RegistryReference: @unchecked Sendable, Equatable {  // the storage is gu
         state.properties.updateEach { $0.registrationsChanged(leaving) }
       }
       let removed = state.incoming.remove(observedSideOf: observation)
-      if state.incoming.isEmpty { autokvo_atomic_store_release(observedFlag, 0) }
+      if state.incoming.isEmpty { autokvo_atomic_store_release32(observedFlag, 0) }
       return removed
     }
   }

@@ -50,6 +50,31 @@ public protocol KeyValueObservable: KeyValueObserver {
   /// }
   /// ```
   static func keyPathsForValuesAffecting(_ keyPath: AnyKeyPath) -> Set<AnyKeyPath>
+
+  /// Implementation detail of ``Observed``'s interoperation with Swift's Observation framework:
+  /// reports a read of the property at `keyPath` of `object` to Observation. Do not implement or
+  /// call it; it has no stability promise.
+  ///
+  /// A requirement, rather than a check in `@Observed`'s getter, so that the compiler chooses at
+  /// the conformance what a read does: nothing for a class that does not conform to Observation's
+  /// `Observable` (the default), the report for one that does (``KeyValueObservable``'s extension
+  /// where `Self: Observable`). `Object` is always `Self`: a requirement that named
+  /// `KeyPath<Self, Value>` could not be met by a class that is not `final`.
+  static func _swiftObservationAccess<Object, Value>(
+    _ object: Object, keyPath: KeyPath<Object, Value>
+  )
+
+  /// Implementation detail: tells Swift's Observation that the property at `keyPath` of `object`
+  /// is about to be set; see ``_swiftObservationAccess(_:keyPath:)``.
+  static func _swiftObservationWillSet<Object, Value>(
+    _ object: Object, keyPath: KeyPath<Object, Value>
+  )
+
+  /// Implementation detail: tells Swift's Observation that the property at `keyPath` of `object`
+  /// was set; see ``_swiftObservationAccess(_:keyPath:)``.
+  static func _swiftObservationDidSet<Object, Value>(
+    _ object: Object, keyPath: KeyPath<Object, Value>
+  )
 }
 
 extension KeyValueObservable {
@@ -62,6 +87,28 @@ extension KeyValueObservable {
   public static func keyPathsForValuesAffecting(_ keyPath: AnyKeyPath) -> Set<AnyKeyPath> {
     []
   }
+
+  /// Does nothing: a class that does not conform to Observation's `Observable` is not tracked by
+  /// it, and its reads cost nothing more.
+  @inlinable
+  @inline(__always)
+  public static func _swiftObservationAccess<Object, Value>(
+    _ object: Object, keyPath: KeyPath<Object, Value>
+  ) {}
+
+  /// Does nothing; see ``_swiftObservationAccess(_:keyPath:)-(Self,_)``.
+  @inlinable
+  @inline(__always)
+  public static func _swiftObservationWillSet<Object, Value>(
+    _ object: Object, keyPath: KeyPath<Object, Value>
+  ) {}
+
+  /// Does nothing; see ``_swiftObservationAccess(_:keyPath:)-(Self,_)``.
+  @inlinable
+  @inline(__always)
+  public static func _swiftObservationDidSet<Object, Value>(
+    _ object: Object, keyPath: KeyPath<Object, Value>
+  ) {}
 }
 
 extension KeyValueObservable {

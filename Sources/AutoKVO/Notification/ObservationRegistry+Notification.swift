@@ -37,7 +37,15 @@ extension ObservationRegistry {
   /// costs. Read without the lock (see `observedFlag`).
   @inlinable
   var isObserved: Bool {
-    autokvo_atomic_load_relaxed(observedFlag) != 0
+    autokvo_atomic_load_relaxed32(observedFlag) != 0
+  }
+
+  /// Whether a change of this registry's object must be told to anyone: a registration observes
+  /// the object, or Swift's Observation may be tracking it. What a collection proxy asks before
+  /// it describes a change, two relaxed loads.
+  @inlinable
+  var isObservedOrTracked: Bool {
+    isObserved || isTrackedBySwiftObservation
   }
 
   /// Runs `body`, which reads or writes the ``ObservedPropertyIndex`` of one of this object's
@@ -230,6 +238,8 @@ extension ObservationRegistry {
     mutate: () -> Void,
     completeDescriptor: (inout ChangeDescriptor) -> Void
   ) {
+    tellSwiftObservation(.willSet, of: object, keyPath: descriptor.keyPath)
+    defer { tellSwiftObservation(.didSet, of: object, keyPath: descriptor.keyPath) }
     let notifications = willChange(of: object, descriptor)
     let thread = autokvo_thread_identity()
     withState { $0.suppressedKeyPaths.append((thread, descriptor.keyPath)) }
@@ -249,6 +259,7 @@ extension ObservationRegistry {
   /// Starts a manual change: reads old values and sends prior calls now, and keeps them for the
   /// matching ``didChangeValue(of:keyPath:calledKeyPath:completeDescriptor:)`` on the same thread.
   func willChangeValue(of object: AnyObject, _ descriptor: ChangeDescriptor) {
+    tellSwiftObservation(.willSet, of: object, keyPath: descriptor.keyPath)
     let notifications = willChange(of: object, descriptor)
     let pending = PendingChange(
       thread: autokvo_thread_identity(),
@@ -293,6 +304,7 @@ extension ObservationRegistry {
     var completed = pending.change
     if !pending.notifications.isEmpty { completeDescriptor(&completed) }
     didChange(of: object, completed, pending.notifications)
+    tellSwiftObservation(.didSet, of: object, keyPath: pending.change.keyPath)
   }
 
   private func willChange(
@@ -300,9 +312,23 @@ extension ObservationRegistry {
     _ descriptor: ChangeDescriptor
   ) -> PendingNotifications {
     // The snapshot is taken once: a registration made by a handler during this change is not
-    // notified of it.
-    sentinels(triggeredBy: descriptor.keyPath).mapElements { sentinel in
-      PendingNotification(sentinel: sentinel, token: sentinel.willChange(of: object, descriptor))
+    // notified of it. One that names the property through another class of its hierarchy is
+    // confirmed here, outside the lock, by reading the object, and told under its own key path.
+    let triggered = sentinels(triggeredBy: descriptor.keyPath).keeping { triggered in
+      guard let registered = triggered.inheritedKeyPath else { return true }
+      switch InheritedStoredProperty.identify(descriptor.keyPath, registered, on: object) {
+      case .same: return true
+      case .different: return false
+      case .ambiguous:
+        reportAmbiguousProperty(posted: descriptor.keyPath, registered: registered, on: object)
+        return false
+      }
+    }
+    return triggered.mapElements { triggered in
+      let change = triggered.inheritedKeyPath.map(descriptor.posted(under:)) ?? descriptor
+      return PendingNotification(
+        sentinel: triggered.sentinel, token: triggered.sentinel.willChange(of: object, change),
+        inheritedKeyPath: triggered.inheritedKeyPath)
     }
   }
 
@@ -312,8 +338,25 @@ extension ObservationRegistry {
     _ notifications: PendingNotifications
   ) {
     notifications.forEachElement { notification in
-      notification.sentinel.didChange(of: object, descriptor, token: notification.token)
+      let change = notification.inheritedKeyPath.map(descriptor.posted(under:)) ?? descriptor
+      notification.sentinel.didChange(of: object, change, token: notification.token)
     }
+  }
+
+  /// Reports a manual change that a registration may or may not concern: its key path and the
+  /// change's name a property of the same type through two classes of one hierarchy, and two
+  /// stored properties hold the value both read (see ``InheritedStoredProperty``).
+  private func reportAmbiguousProperty(
+    posted: AnyKeyPath, registered: AnyKeyPath, on object: AnyObject
+  ) {
+    ObservationDiagnostics.report(
+      .keyPathNeverNotifies,
+      "A change of \(describe(posted, posted: posted, on: object)) of \(type(of: object)) was not "
+        + "delivered to a registration on \(describe(registered, posted: registered, on: object)): "
+        + "a property that is not @Observed, named through another class of its hierarchy, is "
+        + "told by its value, and several stored properties hold the same value now. Mark the "
+        + "property @Observed, or notify and observe it through the same key path."
+    )
   }
 
   /// The name of the property a caller's key path names, for a diagnostic: by the caller's key

@@ -70,6 +70,9 @@ public struct Observed<Value> {
   ) -> Value {
     @inline(__always)
     get {
+      // Nothing unless the class conforms to Observation's `Observable` too: the compiler chose
+      // the witness at the conformance (see `KeyValueObservable+SwiftObservation.swift`).
+      EnclosingSelf._swiftObservationAccess(object, keyPath: wrappedKeyPath)
       if DependencyRecorder.isAnyThreadRecording {
         noteAccess(object: object, wrappedKeyPath, storageKeyPath)
       }
@@ -77,6 +80,11 @@ public struct Observed<Value> {
     }
     @inline(__always)
     set {
+      // Observation hears of the set first and last, around AutoKVO's own notifications, as an
+      // `@Observable` property's `willSet` and `didSet`; for a class that does not conform to its
+      // `Observable`, these are nothing, and the setter names no key path on any of its paths.
+      EnclosingSelf._swiftObservationWillSet(object, keyPath: wrappedKeyPath)
+      defer { EnclosingSelf._swiftObservationDidSet(object, keyPath: wrappedKeyPath) }
       // The replaced value is swapped out and released when this setter returns, outside the
       // write access to the storage and after observers were notified: its deinit may read this
       // property (a key-path chain through it re-evaluates when it dies), and it must not look

@@ -110,6 +110,22 @@ static inline void autokvo_atomic_store_release(intptr_t *_Nonnull word, intptr_
   __atomic_store_n(word, value, __ATOMIC_RELEASE);
 }
 
+/// Stores `desired` if the word holds `expected`; returns whether it did. Acquire-release on
+/// success, acquire on failure, so that the loser reads what the winner published.
+static inline _Bool autokvo_atomic_compare_exchange(intptr_t *_Nonnull word, intptr_t expected,
+                                                    intptr_t desired) {
+  return __atomic_compare_exchange_n(word, &expected, desired, 0, __ATOMIC_ACQ_REL,
+                                     __ATOMIC_ACQUIRE);
+}
+
+static inline int32_t autokvo_atomic_load_relaxed32(const int32_t *_Nonnull word) {
+  return __atomic_load_n(word, __ATOMIC_RELAXED);
+}
+
+static inline void autokvo_atomic_store_release32(int32_t *_Nonnull word, int32_t value) {
+  __atomic_store_n(word, value, __ATOMIC_RELEASE);
+}
+
 /// Adds `delta` and returns the new value.
 static inline intptr_t autokvo_atomic_add(intptr_t *_Nonnull word, intptr_t delta) {
   return __atomic_add_fetch(word, delta, __ATOMIC_ACQ_REL);

@@ -29,6 +29,35 @@ class Library: KeyValueObservable, @unchecked Sendable {  // single-threaded tes
   }
 }
 
+/// Plain stored properties (not `@Observed`) declared in a superclass and notified by hand, as a
+/// KVO class's indexed accessors notify an ivar-backed key.
+class Ledger: KeyValueObservable, @unchecked Sendable {  // single-threaded tests
+  let observationRegistry = ObservationRegistry()
+  var rows: [String] = []
+  var drafts: [String] = []
+
+  func insertRow(_ row: String, at index: Int) {
+    willChange(.insertion, valuesAt: [index], for: \.rows)
+    rows.insert(row, at: index)
+    didChange(.insertion, valuesAt: [index], for: \.rows)
+  }
+
+  func insertDraft(_ draft: String, at index: Int) {
+    willChange(.insertion, valuesAt: [index], for: \.drafts)
+    drafts.insert(draft, at: index)
+    didChange(.insertion, valuesAt: [index], for: \.drafts)
+  }
+}
+
+final class BranchLedger: Ledger, @unchecked Sendable {  // single-threaded tests
+  /// Notifies through the subclass key path: reaches observers of the superclass one.
+  func removeRow(at index: Int) {
+    willChange(.removal, valuesAt: [index], for: \BranchLedger.rows)
+    rows.remove(at: index)
+    didChange(.removal, valuesAt: [index], for: \BranchLedger.rows)
+  }
+}
+
 final class BranchLibrary: Library, @unchecked Sendable {  // single-threaded tests
   /// Writable, of the same type as the inherited `books`, and reading only it: yet a property
   /// of its own, with its own values.
@@ -147,6 +176,77 @@ struct InheritedPropertyTests {
     #expect(throughSuperclass.value == expected)
     #expect(subclassWatcher.stopObserving(library, keyPath: \BranchLibrary.books) == 1)
     #expect(superclassWatcher.stopObserving(library as Library, keyPath: \Library.books) == 1)
+  }
+
+  @Test(
+    "A plain property notified by hand in the superclass reaches observers of the subclass key path once, with kind and indexes"
+  )
+  func plainPropertyManualNotification() {
+    let diagnostics = DiagnosticsRecorder()
+    defer { diagnostics.restore() }
+    let ledger = BranchLedger()
+    ledger.drafts = ["draft"]
+    let watcher = Watcher()
+    let rows = Box<[KeyValueChange<[String]>]>()
+    rows.value = []
+    watcher.autoObserve(ledger, keyPath: \BranchLedger.rows, options: [.old, .new]) {
+      _, _, change in
+      rows.value!.append(change)
+    }
+    // Registering a plain property reports that only manual notifications reach it.
+    #expect(diagnostics.kinds == [.keyPathNeverNotifies])
+    ledger.insertRow("a", at: 0)
+    ledger.insertRow("b", at: 0)
+    // Another plain property of the same type and class hierarchy is another key.
+    ledger.insertDraft("d", at: 0)
+    #expect(
+      rows.value == [
+        KeyValueChange(kind: .insertion, newValue: ["a"], indexes: [0]),
+        KeyValueChange(kind: .insertion, newValue: ["b"], indexes: [0]),
+      ])
+    #expect(diagnostics.kinds == [.keyPathNeverNotifies])
+    _ = watcher
+  }
+
+  @Test(
+    "Two stored properties holding the same value cannot be told apart: a diagnostic, no delivery"
+  )
+  func plainPropertyAmbiguous() {
+    let diagnostics = DiagnosticsRecorder()
+    defer { diagnostics.restore() }
+    let ledger = BranchLedger()
+    let watcher = Watcher()
+    let rows = Box<[KeyValueChange<[String]>]>()
+    rows.value = []
+    watcher.autoObserve(ledger, keyPath: \BranchLedger.rows, options: [.new]) { _, _, change in
+      rows.value!.append(change)
+    }
+    // `rows` and `drafts` are both the empty array: which one `\BranchLedger.rows` reads is not
+    // known.
+    ledger.insertRow("a", at: 0)
+    #expect(rows.value == [])
+    #expect(diagnostics.kinds == [.keyPathNeverNotifies, .keyPathNeverNotifies])
+    #expect(
+      diagnostics.messages.last?.contains("several stored properties hold the same value") == true)
+    ledger.insertRow("b", at: 0)
+    #expect(rows.value == [KeyValueChange(kind: .insertion, newValue: ["b"], indexes: [0])])
+    _ = watcher
+  }
+
+  @Test(
+    "A plain property notified through the subclass reaches observers of the superclass key path")
+  func plainPropertyNotifiedThroughSubclass() {
+    let ledger = BranchLedger()
+    ledger.rows = ["a", "b"]
+    let watcher = Watcher()
+    let rows = Box<[KeyValueChange<[String]>]>()
+    rows.value = []
+    watcher.autoObserve(ledger as Ledger, keyPath: \Ledger.rows, options: [.old, .new]) {
+      _, _, change in rows.value!.append(change)
+    }
+    ledger.removeRow(at: 1)
+    #expect(rows.value == [KeyValueChange(kind: .removal, oldValue: ["b"], indexes: [1])])
+    _ = watcher
   }
 
   @Test("A subclass property that transforms an inherited one keeps its own values")
