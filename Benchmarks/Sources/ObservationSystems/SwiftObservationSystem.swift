@@ -7,34 +7,12 @@ import Observation
 /// only when the next change fires it or the object is deallocated.
 public enum SwiftObservationSystem {
   @Observable
-  final class Model {
+  final class Model: TrackedModel {
     var value = 0
   }
 
   /// One observation: arms itself, and re-arms on every change.
-  final class Tracker: @unchecked Sendable {  // benchmarks mutate on one thread only
-    // unowned: the benchmarks keep every model alive while its trackers can fire.
-    unowned let model: Model
-    var total = 0
-
-    init(model: Model) {
-      self.model = model
-    }
-
-    func arm() {
-      withObservationTracking {
-        _ = model.value
-      } onChange: { [weak self] in
-        self?.changed()
-      }
-    }
-
-    private func changed() {
-      // onChange runs before the set: this reads the old value. The new one is not available.
-      total &+= model.value
-      arm()
-    }
-  }
+  typealias Tracker = ObservationTracker<Model>
 
   @inline(never)
   static func setValue(_ value: Int, on model: Model) { model.value = value }
@@ -96,5 +74,38 @@ public enum SwiftObservationSystem {
         return subjects
       }
     )
+  }
+}
+
+/// A model whose `value` Observation can track: an `@Observable` class, or an AutoKVO model that
+/// conforms to `Observable`.
+protocol TrackedModel: AnyObject, Observable, SendableMetatype {
+  var value: Int { get }
+}
+
+/// One observation through `withObservationTracking`, re-armed in every `onChange`: the public way
+/// to keep observing synchronously. The same code for every model, so that rows differ only in the
+/// model's accessors.
+final class ObservationTracker<Model: TrackedModel>: @unchecked Sendable {  // one thread only
+  // unowned: the benchmarks keep every model alive while its trackers can fire.
+  unowned let model: Model
+  var total = 0
+
+  init(model: Model) {
+    self.model = model
+  }
+
+  func arm() {
+    withObservationTracking {
+      _ = model.value
+    } onChange: { [weak self] in
+      self?.changed()
+    }
+  }
+
+  private func changed() {
+    // onChange runs before the set: this reads the old value. The new one is not available.
+    total &+= model.value
+    arm()
   }
 }

@@ -116,6 +116,7 @@ public func allWorkloads(deallocatedObservers: Int = 1000) -> [Workload] {
     + Baseline.appendWorkloads()
     + AutoKVOSystem.appendWorkloads()
     + SwiftObservationSystem.workloads(deallocatedObservers: deallocatedObservers)
+    + AutoKVOSystem.observableModelWorkloads()
     + NotificationCenterSystem.workloads(deallocatedObservers: deallocatedObservers)
     + OpenCombineSystem.workloads(deallocatedObservers: deallocatedObservers)
 }
