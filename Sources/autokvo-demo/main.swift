@@ -1,6 +1,10 @@
 // A short story of observations that remove themselves, whichever side is deallocated first.
 import AutoKVO
 
+#if canImport(Observation)
+  import Observation
+#endif
+
 final class Person: KeyValueObservable {
   let observationRegistry = ObservationRegistry()
   @Observed var name: String
@@ -116,5 +120,36 @@ do {
   }
   print("  (the loop ended by itself: the person is gone)")
 }
+
+#if canImport(Observation)
+  /// A model seen by both Swift's Observation (what SwiftUI uses) and AutoKVO: both conformances,
+  /// nothing else.
+  @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
+  final class Track: KeyValueObservable, Observable {
+    let observationRegistry = ObservationRegistry()
+    @Observed var title = "Intro"
+  }
+
+  @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
+  func showTitle(of track: Track) {
+    withObservationTracking {
+      print("  a view shows \"\(track.title)\"")
+    } onChange: {
+      // Before the value is stored, as with @Observable: a view redraws after it.
+      print("  Observation: the title is about to change")
+    }
+  }
+
+  if #available(macOS 14, iOS 17, tvOS 17, watchOS 10, *) {
+    print("\n8. One model, two observers: Swift's Observation, as SwiftUI uses it, and AutoKVO.")
+    let track = Track()
+    watcher.autoObserve(track, keyPath: \.title, options: [.old, .new]) { _, _, change in
+      print("  AutoKVO: the title changed from \(change.oldValue!) to \(change.newValue!)")
+    }
+    showTitle(of: track)
+    track.title = "Overture"
+    showTitle(of: track)
+  }
+#endif
 
 print("\nNo teardown code was written anywhere in this program.")
