@@ -240,7 +240,8 @@ extension ObservationRegistry {
   ) {
     tellSwiftObservation(.willSet, of: object, keyPath: descriptor.keyPath)
     defer { tellSwiftObservation(.didSet, of: object, keyPath: descriptor.keyPath) }
-    let notifications = willChange(of: object, descriptor)
+    var inherited: InheritedNotifications?
+    let notifications = willChange(of: object, descriptor, inherited: &inherited)
     let thread = autokvo_thread_identity()
     withState { $0.suppressedKeyPaths.append((thread, descriptor.keyPath)) }
     mutate()
@@ -252,19 +253,21 @@ extension ObservationRegistry {
       }
     }
     var completed = descriptor
-    if !notifications.isEmpty { completeDescriptor(&completed) }
-    didChange(of: object, completed, notifications)
+    if !notifications.isEmpty || inherited != nil { completeDescriptor(&completed) }
+    didChange(of: object, completed, notifications, inherited: inherited)
   }
 
   /// Starts a manual change: reads old values and sends prior calls now, and keeps them for the
   /// matching ``didChangeValue(of:keyPath:calledKeyPath:completeDescriptor:)`` on the same thread.
   func willChangeValue(of object: AnyObject, _ descriptor: ChangeDescriptor) {
     tellSwiftObservation(.willSet, of: object, keyPath: descriptor.keyPath)
-    let notifications = willChange(of: object, descriptor)
+    var inherited: InheritedNotifications?
+    let notifications = willChange(of: object, descriptor, inherited: &inherited)
     let pending = PendingChange(
       thread: autokvo_thread_identity(),
       change: descriptor,
-      notifications: notifications
+      notifications: notifications,
+      inheritedNotifications: inherited
     )
     withState { $0.pendingChanges.append(pending) }
   }
@@ -302,44 +305,94 @@ extension ObservationRegistry {
       return
     }
     var completed = pending.change
-    if !pending.notifications.isEmpty { completeDescriptor(&completed) }
-    didChange(of: object, completed, pending.notifications)
+    if !pending.notifications.isEmpty || pending.inheritedNotifications != nil {
+      completeDescriptor(&completed)
+    }
+    didChange(
+      of: object, completed, pending.notifications, inherited: pending.inheritedNotifications)
     tellSwiftObservation(.didSet, of: object, keyPath: pending.change.keyPath)
   }
 
+  /// Tells the registrations `descriptor` concerns that it is about to happen, and returns each
+  /// with its token. Those that name the changed property through another class of its hierarchy
+  /// go to `inherited`, made when there is one: a separate list, so that the usual change pays
+  /// nothing for them.
   private func willChange(
     of object: AnyObject,
-    _ descriptor: ChangeDescriptor
+    _ descriptor: ChangeDescriptor,
+    inherited: inout InheritedNotifications?
   ) -> PendingNotifications {
     // The snapshot is taken once: a registration made by a handler during this change is not
-    // notified of it. One that names the property through another class of its hierarchy is
-    // confirmed here, outside the lock, by reading the object, and told under its own key path.
-    let triggered = sentinels(triggeredBy: descriptor.keyPath).keeping { triggered in
-      guard let registered = triggered.inheritedKeyPath else { return true }
-      switch InheritedStoredProperty.identify(descriptor.keyPath, registered, on: object) {
-      case .same: return true
-      case .different: return false
-      case .ambiguous:
-        reportAmbiguousProperty(posted: descriptor.keyPath, registered: registered, on: object)
-        return false
-      }
+    // notified of it.
+    var candidates: [InheritedCandidate]?
+    let notifications = sentinels(
+      triggeredBy: descriptor.keyPath, inheritedCandidates: &candidates
+    ).mapElements { sentinel in
+      PendingNotification(sentinel: sentinel, token: sentinel.willChange(of: object, descriptor))
     }
-    return triggered.mapElements { triggered in
-      let change = triggered.inheritedKeyPath.map(descriptor.posted(under:)) ?? descriptor
-      return PendingNotification(
-        sentinel: triggered.sentinel, token: triggered.sentinel.willChange(of: object, change),
-        inheritedKeyPath: triggered.inheritedKeyPath)
+    if let candidates {
+      inherited = willChange(of: object, descriptor, inheritedCandidates: candidates)
     }
+    return notifications
+  }
+
+  /// Confirms each candidate outside the lock, by reading the object, and tells those that name
+  /// the changed property under their own key path.
+  @inline(never)
+  private func willChange(
+    of object: AnyObject,
+    _ descriptor: ChangeDescriptor,
+    inheritedCandidates candidates: [InheritedCandidate]
+  ) -> InheritedNotifications? {
+    var notifications: InheritedNotifications = []
+    for candidate in candidates
+    where isSameProperty(descriptor.keyPath, candidate.keyPath, on: object) {
+      let token = candidate.sentinel.willChange(
+        of: object, descriptor.posted(under: candidate.keyPath))
+      notifications.append(
+        InheritedNotification(
+          notification: PendingNotification(sentinel: candidate.sentinel, token: token),
+          keyPath: candidate.keyPath))
+    }
+    return notifications.isEmpty ? nil : notifications
   }
 
   private func didChange(
     of object: AnyObject,
     _ descriptor: ChangeDescriptor,
-    _ notifications: PendingNotifications
+    _ notifications: PendingNotifications,
+    inherited: InheritedNotifications?
   ) {
     notifications.forEachElement { notification in
-      let change = notification.inheritedKeyPath.map(descriptor.posted(under:)) ?? descriptor
-      notification.sentinel.didChange(of: object, change, token: notification.token)
+      notification.sentinel.didChange(of: object, descriptor, token: notification.token)
+    }
+    if let inherited { didChange(of: object, descriptor, inherited: inherited) }
+  }
+
+  @inline(never)
+  private func didChange(
+    of object: AnyObject,
+    _ descriptor: ChangeDescriptor,
+    inherited: InheritedNotifications
+  ) {
+    for inherited in inherited {
+      inherited.notification.sentinel.didChange(
+        of: object, descriptor.posted(under: inherited.keyPath),
+        token: inherited.notification.token)
+    }
+  }
+
+  /// Whether `registered` names the stored property `posted` names, through another class of its
+  /// hierarchy; reports the change a registration may miss when that cannot be told.
+  private func isSameProperty(
+    _ posted: AnyKeyPath, _ registered: AnyKeyPath, on object: AnyObject
+  ) -> Bool {
+    switch InheritedStoredProperty.identify(posted, registered, on: object) {
+    case .same: return true
+    case .different: return false
+    case .ambiguous:
+      reportAmbiguousProperty(posted: posted, registered: registered, on: object)
+      return false
     }
   }
 
