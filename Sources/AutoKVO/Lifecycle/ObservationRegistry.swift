@@ -140,8 +140,8 @@ public final class ObservationRegistry: @unchecked Sendable {  // `state` is gua
   /// do takes reading the object, which the caller does outside the lock. The list is made when
   /// the first one is found: the usual change retains no empty array for it.
   ///
-  /// Always inlined into its one caller: called, it cost a proxy's observed append about 120
-  /// instructions more (measured).
+  /// Always inlined into its one caller: as a call of its own, it made every observed proxy
+  /// mutation and manual change dearer (Docs/Performance.md, step 44).
   @inline(__always)
   func sentinels(
     triggeredBy keyPath: AnyKeyPath,
