@@ -12,6 +12,10 @@
 /// Every registration ends by itself, exactly once, when either the observer or the observed
 /// object is deallocated; a notification never reaches a deallocated observer.
 ///
+/// Conform to Observation's `Observable` as well, and write nothing else, for SwiftUI and
+/// `withObservationTracking` to track the class's ``Observed`` properties
+/// (<doc:ObservationAndSwiftUI>).
+///
 /// The protocol does not require `Sendable`, and AutoKVO makes no class `Sendable`: a
 /// conforming class may be a `@MainActor` model, an actor-confined object, or a `Sendable`
 /// class that guards its own state. Its ``observationRegistry`` is thread-safe either way.

@@ -20,6 +20,10 @@
 /// ``KeyValueObservable/mutableSetValue(for:)``, which mutate in place and notify the kind and
 /// indexes of each change.
 ///
+/// In a class that also conforms to Observation's `Observable`, the property is tracked by
+/// `withObservationTracking`, `Observations` and SwiftUI, as an `@Observable` property is: see the
+/// article <doc:ObservationAndSwiftUI>.
+///
 /// `Observed` is `Sendable` when its `Value` is. It adds no synchronization of its own: the
 /// enclosing class decides which threads may set the property.
 @propertyWrapper
