@@ -76,8 +76,12 @@ public final class ObservationRegistry: @unchecked Sendable {  // `state` is gua
     for sentinel in outgoing {
       sentinel.observation.end(.observerDeallocated)
     }
-    // Nothing can read the slot any more: the object is gone. Released outside every lock.
-    if let tracked = UnsafeRawPointer(bitPattern: swiftObservationSlot.pointee) {
+    // Nothing can read the slot any more: the object is gone. An acquire load all the same, which
+    // pairs with the compare-and-swap of the thread that published it, in code ThreadSanitizer
+    // sees (the release of the object that orders them happens in the uninstrumented runtime).
+    // Released outside every lock.
+    if let tracked = UnsafeRawPointer(bitPattern: autokvo_atomic_load_acquire(swiftObservationSlot))
+    {
       Unmanaged<AnyObject>.fromOpaque(tracked).release()
     }
     reference.deallocate()
