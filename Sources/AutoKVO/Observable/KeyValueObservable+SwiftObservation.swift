@@ -24,17 +24,13 @@
     }
 
     /// Tells Observation that the property at `keyPath` is about to be set: its `onChange`
-    /// closures run now, before the value is stored. Nothing to tell while no read has made the
-    /// object's registrar. Implementation detail.
+    /// closures run now, before the value is stored. Implementation detail.
     @inlinable
     @inline(__always)
     public static func _swiftObservationWillSet<Object, Value>(
       _ object: Object, keyPath: KeyPath<Object, Value>
     ) {
-      guard let (object, keyPath) = bridged(object, keyPath) else { return }
-      object.observationRegistry.existingSwiftObservationRegistrar?._withUnsafeGuaranteedRef {
-        $0.registrar.willSet(object, keyPath: keyPath)
-      }
+      tell(.willSet, object, keyPath)
     }
 
     /// Tells Observation that the property at `keyPath` was set. Implementation detail.
@@ -43,9 +39,22 @@
     public static func _swiftObservationDidSet<Object, Value>(
       _ object: Object, keyPath: KeyPath<Object, Value>
     ) {
+      tell(.didSet, object, keyPath)
+    }
+
+    /// Tells the object's registrar of a set, if a read has made it: until then no tracking can
+    /// concern the object. `phase` is a constant where this is inlined.
+    @inlinable
+    @inline(__always)
+    static func tell<Object, Value>(
+      _ phase: SwiftObservationPhase, _ object: Object, _ keyPath: KeyPath<Object, Value>
+    ) {
       guard let (object, keyPath) = bridged(object, keyPath) else { return }
       object.observationRegistry.existingSwiftObservationRegistrar?._withUnsafeGuaranteedRef {
-        $0.registrar.didSet(object, keyPath: keyPath)
+        switch phase {
+        case .willSet: $0.registrar.willSet(object, keyPath: keyPath)
+        case .didSet: $0.registrar.didSet(object, keyPath: keyPath)
+        }
       }
     }
 

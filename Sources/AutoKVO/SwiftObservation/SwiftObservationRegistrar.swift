@@ -109,7 +109,8 @@ extension ObservationRegistry {
 }
 
 /// Which of Observation's two change events ``ObservationRegistry/tellSwiftObservation(_:of:keyPath:)``
-/// sends.
+/// and the `@Observed` setter's witnesses send.
+@usableFromInline
 enum SwiftObservationPhase {
   case willSet
   case didSet

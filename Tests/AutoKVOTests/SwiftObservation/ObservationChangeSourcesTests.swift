@@ -92,8 +92,11 @@ struct ObservationChangeSourcesTests {
       _ = contact.firstName
     } willSet: { _ in
       log.record("Observation willSet, stored \(contact.firstName)")
-    } didSet: { _ in
+    } didSet: { tracking in
       log.record("Observation didSet, stored \(contact.firstName)")
+      // This form stays armed until cancelled, as SwiftUI cancels it: left armed, its closures
+      // would keep the model alive through the model's own registrar.
+      tracking.cancel()
     }
     contact.firstName = "Bo"
     #expect(
@@ -120,8 +123,11 @@ struct ObservationChangeSourcesTests {
       _ = bookcase.books
     } willSet: { _ in
       log.record("Observation willSet \(bookcase.books)")
-    } didSet: { _ in
+    } didSet: { tracking in
       log.record("Observation didSet \(bookcase.books)")
+      // This form stays armed until cancelled, as SwiftUI cancels it: left armed, its closures
+      // would keep the model alive through the model's own registrar.
+      tracking.cancel()
     }
     bookcase.mutableArrayValue(for: \.books).append("a")
     #expect(

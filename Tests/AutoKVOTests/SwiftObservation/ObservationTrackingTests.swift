@@ -56,10 +56,15 @@ struct ObservationTrackingTests {
       _ = contact.firstName
     } willSet: { _ in
       log.record("willSet \(contact.firstName)")
-    } didSet: { _ in
+    } didSet: { tracking in
       log.record("didSet \(contact.firstName)")
+      // This form stays armed until cancelled, as SwiftUI cancels it: left armed, its closures
+      // would keep the model alive through the model's own registrar.
+      tracking.cancel()
     }
     contact.firstName = "Bo"
+    #expect(log.all == ["willSet Ann", "didSet Bo"])
+    contact.firstName = "Cy"
     #expect(log.all == ["willSet Ann", "didSet Bo"])
   }
 
