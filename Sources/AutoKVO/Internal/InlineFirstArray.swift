@@ -1,8 +1,8 @@
 /// An ordered collection that keeps its first element inline and the others in an array.
 ///
 /// Most registries hold one registration on each side, and most changes concern one
-/// registration. A Swift array puts even a single element in a heap block of its own (48 bytes
-/// with malloc's overhead); this collection allocates only from the second element on.
+/// registration. A Swift array puts even a single element in a heap block of its own; this
+/// collection allocates only from the second element on.
 struct InlineFirstArray<Element> {
   /// The first element; `nil` only when the collection is empty. Readable, so that a caller can
   /// match it with a `switch`, which borrows it where a copy of the collection's element would be
@@ -119,7 +119,7 @@ struct InlineFirstArray<Element> {
   }
 
   /// Calls `body` on each element, in order: what a `for` loop does, without an iterator holding
-  /// a copy of the inline element (about 300 instructions per change with one registration).
+  /// a copy of the inline element, which every change would otherwise pay for.
   func forEachElement(_ body: (Element) throws -> Void) rethrows {
     if let head {
       try body(head)

@@ -11,9 +11,8 @@ import _AutoKVOShims
 /// Its lifetime is its own count of holders, not Swift's reference count: the property, while the
 /// snapshot is its current one, and each set delivering from it. A set takes a hold under the
 /// registry's lock and gives it back when its delivery ends; whoever gives back the last hold
-/// releases the snapshot. The count is an atomic add inlined into the set's path, where a retain
-/// and a release of the object were two calls into the runtime (about 30 instructions a set,
-/// measured).
+/// releases the snapshot. The count is an atomic add inlined into the set's path, which spares
+/// every set a retain and a release of the object, two calls into the runtime.
 // @unchecked Sendable: immutable but for `holders`, which is atomic, and published under the
 // registry's lock; what it holds is a key path (an immutable object the standard library does not
 // mark Sendable) and Sendable sentinels.
@@ -21,7 +20,7 @@ import _AutoKVOShims
 final class AutomaticChangeSnapshot: @unchecked Sendable {
   /// How many hold the snapshot. Only accessed atomically, through `holdersWord`, the address of
   /// the first stored property: it must stay first. 32 bits, so that `needsNoticeBeforeChange`
-  /// shares its word and the object fits a 64-byte heap block.
+  /// shares its word and the object stays small.
   private var holders: Int32 = 1
   /// Whether any of the registrations must be told before the change: otherwise no registration
   /// is.

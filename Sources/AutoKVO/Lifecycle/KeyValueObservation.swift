@@ -27,7 +27,7 @@ public final class KeyValueObservation: @unchecked Sendable {  // mutable state 
   // (`isActive`), with an acquire load. It must stay the first stored property: it is accessed
   // only through `lifecycleWord`, the address of the first stored property, because Swift offers
   // no atomic stored property on the Apple deployment targets and a separate allocation per
-  // registration would cost 32 bytes. The initial value is published with the registration, by
+  // registration would cost a heap block. The initial value is published with the registration, by
   // the registry lock taken to attach it.
   private var lifecycleStorage = RegistrationLifecycle.activeWord
 
@@ -94,8 +94,9 @@ public final class KeyValueObservation: @unchecked Sendable {  // mutable state 
   /// (the mutating thread learning of the cancellation through a lock, a queue or an actor),
   /// reads the ended state: an atomic word cannot be read older than a store that happens before
   /// the read. A delivery that passed its check on another thread just before the store may still
-  /// run while `cancel()` returns — exactly as with the lock, which was released before the
-  /// handler ran, and as with KVO's `removeObserver` racing a change on another thread.
+  /// run while `cancel()` returns — exactly as it could if the check took the lock, which would be
+  /// released before the handler ran, and as with KVO's `removeObserver` racing a change on another
+  /// thread.
   /// The acquire pairs with the release store only for clarity: the check reads nothing else the
   /// ending thread wrote.
   var isActive: Bool {

@@ -9,8 +9,7 @@ enum LifecycleLocks {
   private static let stripes: [Lock] = (0..<64).map { _ in Lock() }
 
   /// Called on every registration's teardown, so it uses the address itself: `hashValue` would run
-  /// SipHash (about 100 instructions) to pick among 64 stripes. Heap addresses are 16-byte
-  /// aligned, hence the shift.
+  /// SipHash just to pick a stripe. Heap addresses are 16-byte aligned, hence the shift.
   static func lock(for object: AnyObject) -> Lock {
     let address = UInt(bitPattern: ObjectIdentifier(object))
     return stripes[Int((address >> 4) & 63)]

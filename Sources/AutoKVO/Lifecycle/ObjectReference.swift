@@ -25,7 +25,7 @@ struct ObjectReference: @unchecked Sendable {  // immutable; the weak load is at
   private static let boxTag: UInt = 1
 
   /// `object` is borrowed: the reference holds no strong count on it, and an initializer's
-  /// argument taken owned, by default, cost a retain and a release (measured).
+  /// argument taken owned, by default, would cost a retain and a release.
   init(_ object: borrowing AnyObject) {
     if type(of: object) is NSObject.Type {
       let box = Unmanaged.passRetained(WeakObject(copy object)).toOpaque()

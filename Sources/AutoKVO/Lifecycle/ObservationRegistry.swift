@@ -59,8 +59,7 @@ public final class ObservationRegistry: @unchecked Sendable {  // `state` is gua
     // them gone here, and are released at the end of this deinit, after every lock is dropped.
     // Each `end` takes the registration's lifecycle lock; until this deinit body returns, the
     // storage is valid for any other thread that saw the registration still active.
-    // Moved out by swapping, which copies no list (a copy of each, then their release, cost
-    // about five retains and releases, measured).
+    // Moved out by swapping, which copies no list and so retains and releases nothing.
     var incoming = IncomingSentinels()
     var outgoing = InlineFirstArray<ObserverSentinel>()
     withState { state in
@@ -144,8 +143,8 @@ public final class ObservationRegistry: @unchecked Sendable {  // `state` is gua
   /// do takes reading the object, which the caller does outside the lock. The list is made when
   /// the first one is found: the usual change retains no empty array for it.
   ///
-  /// Always inlined into its one caller: as a call of its own, it made every observed proxy
-  /// mutation and manual change dearer (Docs/Performance.md, step 44).
+  /// Always inlined into its one caller, so that an observed proxy mutation or manual change
+  /// does not pay for a call of its own.
   @inline(__always)
   func sentinels(
     triggeredBy keyPath: AnyKeyPath,

@@ -4,8 +4,8 @@
 ///
 /// `none` until a registration first reads the property, then the record's position in its
 /// registry's list, for the life of the object: the list only grows. Read and written only under
-/// the object's registry lock (``ObservationRegistry/withPropertyLock(_:)``). 32 bits, so that the
-/// storage of a property of 4 bytes or less takes one word.
+/// the object's registry lock (``ObservationRegistry/withPropertyLock(_:)``). 32 bits, so that a
+/// small property's value and its index share one word of storage.
 @usableFromInline
 struct ObservedPropertyIndex: Equatable, Sendable {
   /// The position in the registry's list plus one; 0 for `none`.
@@ -46,8 +46,7 @@ struct ObservedPropertyIndex: Equatable, Sendable {
 /// the object, and found by the ``ObservedPropertyIndex`` the property's storage holds. It keeps no
 /// list of its own: the snapshot is built from the registry's list of registrations, filtered by
 /// ``ObservedSentinel/isTriggered(by:)``, by the first set after that list changed. An object's
-/// first observed property thus costs no heap block (it was an 80-byte object before, one per
-/// registration on its own object; Docs/Performance.md). Guarded by the registry's lock.
+/// first observed property thus costs no heap block. Guarded by the registry's lock.
 struct ObservedProperty {
   /// The key path of the property's declaration (`\Base.items` for a property declared in `Base`,
   /// whichever subclass instance it belongs to): what the property's changes are posted under.
@@ -62,8 +61,7 @@ struct ObservedProperty {
   ///
   /// A word rather than an enum with a payload case: the compiler tells such an enum's cases apart
   /// by comparing with each empty case in turn, where a snapshot's address, the case every
-  /// observed set meets, is one comparison here (measured: 4 instructions less a set with an
-  /// observer).
+  /// observed set meets, is one comparison here.
   struct AutomaticChanges {
     private let word: UInt
 
@@ -181,10 +179,9 @@ extension RegistryState {
   }
 
   /// What a set of the property at `position` concerns, read where the record lies: through the
-  /// list's subscript, whose coroutine the optimizer left out of line, the read copied the record
-  /// and retained its key path (87 instructions a set with an observer, measured). Unwrapped
-  /// unchecked: a storage holds a position only once the record is in the list, which only grows
-  /// (a check cost 2 instructions a set).
+  /// list's subscript, whose coroutine the optimizer leaves out of line, the read would copy the
+  /// record and retain its key path on every observed set. Unwrapped unchecked, sparing every set
+  /// the check: a storage holds a position only once the record is in the list, which only grows.
   @inline(__always)
   private func automaticChanges(ofPropertyAt position: Int) -> ObservedProperty.AutomaticChanges {
     guard position != 0 else {

@@ -52,8 +52,8 @@ protocol ObservedSentinel: AnyObject, Sendable {
 
   /// Called after an automatic set of which no registration was told before, with the values the
   /// setter replaced and stored: ``didSet(of:_:token:values:)`` with no token. A requirement of its
-  /// own because it is every set's path: an `Any?` argument, even `nil`, costs each call about 60
-  /// instructions of generic value-witness calls to destroy it.
+  /// own because it is every set's path: an `Any?` argument, even `nil`, costs each call generic
+  /// value-witness calls to destroy it.
   func didSet(of object: AnyObject, _ snapshot: AutomaticChangeSnapshot, values: SetterValues)
 
   /// Called by the owning registry's `deinit`: the observed object is being deallocated.

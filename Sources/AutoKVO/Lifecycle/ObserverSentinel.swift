@@ -3,8 +3,8 @@
 ///
 /// Its partner is the ``ObservedSentinel`` that the observed object's registry owns. A value,
 /// stored in the registry's list, rather than an object: it needs no identity (the registry finds
-/// it by its registration) and no behaviour, and a heap block per registration would cost 48
-/// bytes.
+/// it by its registration) and no behaviour, and a heap block per registration would be an
+/// allocation that buys nothing.
 struct ObserverSentinel {
   /// The registration; the observer's registry holds it strongly through this sentinel.
   let observation: KeyValueObservation

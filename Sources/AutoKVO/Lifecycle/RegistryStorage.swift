@@ -40,9 +40,9 @@ struct RegistryReference: @unchecked Sendable, Equatable {  // the storage is gu
 
   /// Allocates and initialises the storage of a new, empty registry.
   static func allocate() -> RegistryReference {
-    // With malloc: `UnsafeMutablePointer.allocate` takes the runtime's aligned path, which costs
-    // every registry, so every `KeyValueObservable` object, about 40 instructions more. Malloc's
-    // blocks are 16-byte aligned (a constant check, folded away).
+    // With malloc: `UnsafeMutablePointer.allocate` takes the runtime's slower aligned path, which
+    // every registry, so every `KeyValueObservable` object, would pay for. Malloc's blocks are
+    // 16-byte aligned (a constant check, folded away).
     precondition(
       MemoryLayout<RegistryStorage>.alignment <= 16, "RegistryStorage needs more alignment")
     let storage = autokvo_block_allocate(MemoryLayout<RegistryStorage>.stride)
@@ -106,8 +106,8 @@ struct RegistryReference: @unchecked Sendable, Equatable {  // the storage is gu
       // Only a snapshot can hold the leaving sentinel (a property that knew it concerned nobody
       // did not count it). Those are dropped before the removal: one that shares the list's
       // storage would make the removal copy the whole list. `leaving` keeps every release from
-      // them from being the last one. Looked up only when there is a snapshot to drop (the
-      // look-up cost a registration's teardown about 100 instructions, measured).
+      // them from being the last one. Looked up only when there is a snapshot to drop, so that
+      // a teardown with none skips the search.
       if state.hasAutomaticChangeSnapshot {
         guard let leaving = state.incoming.sentinel(of: observation) else { return nil }
         state.properties.updateEach { $0.registrationsChanged(leaving) }

@@ -101,8 +101,8 @@ struct Dependencies {
 
   /// The key path of the declaration of the `@Observed` property `keyPath` names, found from one
   /// evaluation of it, or `nil` when it names none (a computed property, a chain, a property that
-  /// is not `@Observed`). Only the key path is copied out of the recorded read: copying the read
-  /// cost a registration three retains and releases (measured).
+  /// is not `@Observed`). Only the key path is copied out of the recorded read: copying the whole
+  /// read would cost a registration a retain and a release of everything it holds.
   ///
   /// It names the one `@Observed` property of `object` it read, and nothing else, when it is that
   /// property's own key path; or, for a property declared in a superclass, when the property is
@@ -126,8 +126,7 @@ struct Dependencies {
   /// The rest of ``declaredKeyPath(of:on:value:accesses:)``: whether `read`, the key path of the
   /// one property the evaluation read, declares the property `keyPath` names through a subclass.
   /// Out of line: its `as? Value` needs the metadata of `Value?`, which the compiler would
-  /// otherwise look up (about 330 instructions) on every registration, before the common case's
-  /// comparison.
+  /// otherwise look up at run time on every registration, before the common case's comparison.
   @inline(never)
   private static func inheritedDeclaredKeyPath<Object: KeyValueObservable, Value>(
     of keyPath: KeyPath<Object, Value>,

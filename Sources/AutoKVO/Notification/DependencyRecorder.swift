@@ -23,8 +23,8 @@ enum DependencyRecorder {
   ///
   /// Inlinable, so that a registration evaluates its key path in the caller's module: there the
   /// key path is usually a literal, which the optimizer turns into a direct call of the getter,
-  /// where the library would go through the key-path runtime (about 1,400 instructions for one
-  /// `@Observed` property; Docs/Performance.md).
+  /// where the library would go through the slow key-path runtime (Docs/Performance.md explains
+  /// the cost model).
   @inlinable
   static func record<Result>(_ body: () -> Result) -> (result: Result, accesses: [Access]) {
     var accesses: [Access] = []

@@ -36,7 +36,7 @@ final class HandlerSentinel<Observer: AnyObject, Object: KeyValueObservable, Val
 
   /// The observer, retained, unless its deallocation has begun. Inlined: every delivery asks.
   /// As `AnyObject`, what the handler takes (see ``AdaptedHandler``): an `Observer` upcast at the
-  /// call cost a set with one observer a retain and a release more (measured).
+  /// call would cost every delivery a retain and a release.
   private var observer: AnyObject? {
     @inline(__always) get { observerReference.load(as: AnyObject.self) }
   }
@@ -51,8 +51,7 @@ final class HandlerSentinel<Observer: AnyObject, Object: KeyValueObservable, Val
   private let handler: AdaptedHandler
 
   /// What only some registrations need, out of line: `nil` for a handler that runs synchronously
-  /// on a single stored property, the common case, whose sentinel then fits a 96-byte heap block
-  /// (Docs/Performance.md).
+  /// on a single stored property, the common case, whose sentinel then stays small.
   private let uncommon: Uncommon?
 
   private final class Uncommon {
@@ -84,9 +83,8 @@ final class HandlerSentinel<Observer: AnyObject, Object: KeyValueObservable, Val
   }
 
   /// What it does not store is borrowed: an initializer takes its arguments owned by default,
-  /// which made the registration retain the observer, the object, the whole `Dependencies` and
-  /// the delivery for the call, and the initializer release what it did not keep (about six
-  /// retains and releases a registration, measured).
+  /// which would make the registration retain the observer, the object, the whole `Dependencies`
+  /// and the delivery for the call, and the initializer release what it did not keep.
   private init(
     observer: borrowing Observer,
     root: borrowing Object,
@@ -162,7 +160,7 @@ final class HandlerSentinel<Observer: AnyObject, Object: KeyValueObservable, Val
       )
     }
     // `self`, the metatype the caller passed, rather than the type's name: naming the generic
-    // type here would look its metadata up at run time (about 330 instructions).
+    // type here would look its metadata up at run time.
     let sentinel = self.init(
       observer: observer, root: object, keyPath: keyPath, options: options,
       dependencies: dependencies, delivery: delivery, handler: handler)
@@ -195,15 +193,15 @@ final class HandlerSentinel<Observer: AnyObject, Object: KeyValueObservable, Val
 
   func isTriggered(by keyPath: AnyKeyPath) -> Bool {
     // Unwrapped before comparing: `==` on two optionals goes through the generic `Equatable`
-    // witness (about 120 instructions a call), `AnyKeyPath`'s own `==` does not.
+    // witness, `AnyKeyPath`'s own `==` does not.
     if let primaryKeyPath, primaryKeyPath.matches(keyPath) { return true }
     guard let uncommon else { return false }
     return uncommon.extraTriggers.contains { $0.matches(keyPath) }
   }
 
   // A collection change that a registration hands on as it is (see `deliverCollection`) is read
-  // where it lies: copying the descriptor, as a `ChangeDescriptor?` for the paths below, cost a
-  // proxy's append with one observer about 1,200 instructions (measured).
+  // where it lies: copying the descriptor, as a `ChangeDescriptor?` for the paths below, would
+  // copy its indexes and elements on every collection mutation with an observer.
 
   func willChange(of object: AnyObject, _ change: ChangeDescriptor) -> Any? {
     let isCollection = change.isCollectionShaped(for: primaryKeyPath)
@@ -355,8 +353,8 @@ final class HandlerSentinel<Observer: AnyObject, Object: KeyValueObservable, Val
   }
 
   /// Builds the change and delivers it. Out of line, so that a collection change handed on as it
-  /// is looks up no `KeyValueChange<Value>` metadata (about 330 instructions: the optimizer
-  /// allocates the generic local at the function's entry).
+  /// is looks up no `KeyValueChange<Value>` metadata (the optimizer allocates the generic local
+  /// at the function's entry).
   @inline(never)
   private func didChange(root: Object, collection: ChangeDescriptor?, token: Any?) {
     var change = KeyValueChange<Value>(kind: .setting)
@@ -526,9 +524,9 @@ extension HandlerInput {
   }
 
   /// The elements in `field` of `input`, as `Value`. Read through the field's address: reading
-  /// the field out of `input.pointee` copied the optional box first (about 390 instructions an
-  /// append with one observer, measured). The address is known for a stored property of a
-  /// struct, as the field is; the read through the key path is only a fallback.
+  /// the field out of `input.pointee` would copy the optional box first. The address is known
+  /// for a stored property of a struct, as the field is; the read through the key path is only
+  /// a fallback.
   @inlinable
   @inline(__always)
   static func elements<Value>(
@@ -545,8 +543,8 @@ extension HandlerInput {
 
   /// The elements `boxed` holds, as `Value`, or `nil` when they are of another type. Opens the box
   /// and compares the types, rather than casting it: elements are boxed as the collection's own
-  /// type, which is `Value` for every registration that receives them, and `as?` cost about 340
-  /// instructions a cast (measured). Another type takes the cast.
+  /// type, which is `Value` for every registration that receives them, and `as?` is a costly
+  /// run-time cast. Another type takes the cast.
   @inlinable
   static func elements<Value>(in boxed: Any, as _: Value.Type) -> Value? {
     elements(unboxed: boxed, as: Value.self)
@@ -576,9 +574,9 @@ struct CollectionInput {
 /// observed object, and the change as the engine has it.
 ///
 /// Its objects are `AnyObject`, not the registration's generic types: the sentinel, which runs
-/// unspecialized, calls a closure of a generic function type through a reabstraction thunk, a
-/// call more on every delivery (8 instructions a set, measured). The adapter, made where the
-/// types are known, casts them back without a check.
+/// unspecialized, would call a closure of a generic function type through a reabstraction thunk,
+/// a call more on every delivery. The adapter, made where the types are known, casts them back
+/// without a check.
 @usableFromInline
 typealias AdaptedHandler = (AnyObject, AnyObject, HandlerInput) -> Void
 
@@ -592,11 +590,10 @@ func adaptHandler<Observer: AnyObject, Object: AnyObject, Value>(
   { observer, object, input in
     let observer = unsafeDowncast(observer, to: Observer.self)
     let object = unsafeDowncast(object, to: Object.self)
-    // One call of the handler per kind of input, each with its own change. With the collection
-    // case built in the same expression as the others, every set with one observer cost about
-    // 135 instructions more (measured); with the engine-built change and the set's values in
-    // one, the set's change, whose indexes are known to be `nil`, was released as if they might
-    // not be, and the adapter kept both paths' registers (20 instructions a set, measured).
+    // One call of the handler per kind of input, each with its own change, so that a set pays
+    // for none of the collection case's code; and so that the set's change, whose indexes are
+    // known to be `nil`, is not released as if they might not be, and the adapter keeps only
+    // the registers of the path it takes.
     if let collection = input.collection {
       return handler(observer, object, HandlerInput.collectionChange(collection, as: Value.self))
     }

@@ -3,7 +3,7 @@ import _AutoKVOShims
 /// An automatic set of one property in progress, between
 /// ``ObservationRegistry/willPerformAutomaticChange(of:property:)`` and
 /// ``ObservationRegistry/didPerformAutomaticChange(of:_:values:)``: opaque to the `@Observed`
-/// setter that carries it, two words in registers.
+/// setter that carries it, and small enough to travel in registers.
 @usableFromInline
 struct AutomaticChange {
   /// The registrations the set concerns, with a hold taken for the set (see
@@ -14,8 +14,7 @@ struct AutomaticChange {
   /// answered `nil`, as every registration on exactly the property does unless it sends prior
   /// calls. Retained, and released by ``ObservationRegistry/didPerformAutomaticChange(of:_:values:)``,
   /// which every set that began calls once: unmanaged, so that the usual set, which has none,
-  /// releases nothing for them (a call to release `nil`, 9 instructions, when they were an
-  /// optional array).
+  /// makes no call to release them.
   let tokens: Unmanaged<BeforeChangeTokens>?
 }
 
@@ -42,7 +41,7 @@ extension ObservationRegistry {
 
   /// Whether a change of this registry's object must be told to anyone: a registration observes
   /// the object, or Swift's Observation may be tracking it. What a collection proxy asks before
-  /// it describes a change, two relaxed loads.
+  /// it describes a change: relaxed loads only, no lock.
   @inlinable
   var isObservedOrTracked: Bool {
     isObserved || isTrackedBySwiftObservation
@@ -73,8 +72,8 @@ extension ObservationRegistry {
     return willPerformAutomaticChangeUnlocking(of: object, property())
   }
 
-  /// Takes this registry's lock for a setter's inlined read of its property; inlined, so that this
-  /// is one call (4 instructions a set more when it was two, measured).
+  /// Takes this registry's lock for a setter's inlined read of its property; inlined into the
+  /// setter so that taking the lock is one call.
   @inlinable
   @inline(__always)
   func lockForProperty() {
@@ -144,8 +143,8 @@ extension ObservationRegistry {
   }
 
   /// Whether this thread is mutating the property at `keyPath` through a collection proxy. Out of
-  /// line: inlined, it made every set with an observer reserve a stack frame and save the
-  /// registers it needs, to copy the registry's state (about 20 instructions).
+  /// line, so that a set with an observer reserves no stack frame and saves no registers to copy
+  /// the registry's state for a check that is rarely needed.
   @inline(never)
   private func isSuppressedOnThisThreadWhileLocked(_ keyPath: AnyKeyPath) -> Bool {
     stateWhileLocked.pointee.isSuppressed(keyPath, on: autokvo_thread_identity())
@@ -194,9 +193,8 @@ extension ObservationRegistry {
   ) {
     // The first registration is called through a `switch` on the snapshot's immutable storage,
     // which borrows it: `if let`, `if case`, a closure over the list, and this `switch` with its
-    // other cases spelled out instead of `default` each copied it out first, a retain and a
-    // release (about 55 instructions a set, measured). The others are copied out of the list's
-    // array.
+    // other cases spelled out instead of `default` each copy it out first, a retain and a
+    // release per set. The others are copied out of the list's array.
     switch snapshot.sentinels.head {
     case .some(.some(let first)): first.didSet(of: object, snapshot, values: values)
     default: break
@@ -207,8 +205,8 @@ extension ObservationRegistry {
   }
 
   /// ``didPerformAutomaticChange(of:_:values:)`` for a set whose registrations answered before it,
-  /// handing each its answer. Out of line: inlined, its frame and saved registers cost every set
-  /// 4 instructions (measured).
+  /// handing each its answer. Out of line, so that sets whose registrations answered nothing
+  /// carry none of its frame and saved registers.
   @inline(never)
   private func didPerformAutomaticChange(
     of object: AnyObject,

@@ -108,7 +108,7 @@ public struct Observed<Value> {
       } else {
         // Tells the optimizer that this branch is the fast path, so that it inlines the property's
         // setter where it is called (within its module); without a hint the setter is just above
-        // its inlining threshold, and the call costs an unobserved set a third more.
+        // its inlining threshold, and an unobserved set would pay for a call.
         _onFastPath()
         swap(&object[keyPath: storageKeyPath].storedValue, &replacedValue)
       }
@@ -121,8 +121,8 @@ public struct Observed<Value> {
   ///
   /// The addresses are taken with `_withUnprotectedUnsafePointer`, the standard library's form that
   /// adds no stack protector. `withUnsafePointer` makes the compiler protect the whole function
-  /// that takes an address, so this was a call of its own to spare a set nobody observes: 17
-  /// instructions more a set with an observer (measured). The `inout` form, because not every
+  /// that takes an address, so it would have to be a call of its own to spare a set nobody
+  /// observes, and every observed set would pay for that call. The `inout` form, because not every
   /// standard library this package builds against has the `borrowing` one: the macOS 13.3 SDK of
   /// the Darwin type-check lacks it.
   @inlinable
