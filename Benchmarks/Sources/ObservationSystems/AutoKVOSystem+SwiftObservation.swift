@@ -33,6 +33,26 @@ extension AutoKVOSystem {
     return (model, trackers)
   }
 
+  @inline(never)
+  @discardableResult
+  public static func observe(_ model: ObservableModel, by observer: Observer) -> KeyValueObservation
+  {
+    observer.autoObserve(model, keyPath: \.value, options: [.old, .new]) { observer, _, change in
+      observer.total &+= change.oldValue! &+ change.newValue!
+    }
+  }
+
+  /// A model observed by `count` AutoKVO observers, which the caller keeps alive, read once as in
+  /// `observableModel(trackedBy:)`: what an AutoKVO observer costs on a class that also conforms
+  /// to `Observable`, whose sets also tell its registrar.
+  static func observableModel(observedBy count: Int) -> (ObservableModel, [Observer]) {
+    let model = ObservableModel()
+    blackHole(value(of: model, plus: 0))
+    let observers = (0..<count).map { _ in Observer() }
+    for observer in observers { observe(model, by: observer) }
+    return (model, observers)
+  }
+
   static func observableModelWorkloads() -> [Workload] {
     func settingModel(trackedBy count: Int) -> Workload.Body {
       .repeated {
@@ -42,7 +62,21 @@ extension AutoKVOSystem {
         }
       }
     }
+    func settingModel(observedBy count: Int) -> Workload.Body {
+      .repeated {
+        let (model, observers) = observableModel(observedBy: count)
+        return { n in
+          withExtendedLifetime(observers) { for i in 0..<n { setValue(i, on: model) } }
+        }
+      }
+    }
     return [
+      Workload(
+        .setWithOneObserver, .autoKVO, variant: Self.observableObservedVariant,
+        body: settingModel(observedBy: 1)),
+      Workload(
+        .setWithTenObservers, .autoKVO, variant: Self.observableObservedVariant,
+        body: settingModel(observedBy: 10)),
       Workload(
         .setWithoutObserver, .autoKVO, variant: Self.observableVariant,
         body: settingModel(trackedBy: 0)),
@@ -68,4 +102,7 @@ extension AutoKVOSystem {
   /// The variant of the rows above: the model conforms to `Observable`, and its observers are
   /// trackings, as in the Swift Observation rows.
   public static let observableVariant = "Observable class, trackings"
+
+  /// The variant of the rows whose observers are AutoKVO registrations on the same class.
+  public static let observableObservedVariant = "Observable class, AutoKVO observers"
 }

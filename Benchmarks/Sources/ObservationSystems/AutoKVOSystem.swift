@@ -70,6 +70,14 @@ public enum AutoKVOSystem {
           }
         }),
       Workload(
+        .registrationAndTeardown, .autoKVO, variant: "object deallocated",
+        body: .repeated {
+          let observer = Observer()
+          return { n in
+            for _ in 0..<n { observe(Model(), by: observer) }
+          }
+        }),
+      Workload(
         .registrationAndTeardown, .autoKVO, variant: "cancel()",
         body: .repeated {
           let model = Model()

@@ -4,6 +4,7 @@
 //
 //   swift run -c release --package-path Benchmarks autokvo-bench-report
 //   autokvo-bench-report --profile set1/autokvo --iterations 100000   # for callgrind
+//   autokvo-bench-report --bytes-per-registration                      # for the budget
 import CHeapStatistics
 import Foundation
 import ObservationSystems
@@ -103,6 +104,30 @@ if let flag = arguments.firstIndex(of: "--profile"), flag + 1 < arguments.count 
       profiledRegion(operation)
     }
   }
+  exit(0)
+}
+
+// MARK: - Memory mode
+
+/// Heap bytes one AutoKVO registration holds while it lives, each between its own observer and
+/// its own object, over `count` registrations: what `--bytes-per-registration` prints for the
+/// performance budget, and the AutoKVO row of the memory table.
+func autoKVOBytesPerRegistration(count: Int = 10_000) -> Double? {
+  let probe = allRegistrationProbes().first { $0.system == .autoKVO }!
+  let subjects = probe.makeSubjects(count)
+  guard let before = heapBytesInUse() else { return nil }
+  let registrations = probe.register(subjects)
+  let after = heapBytesInUse()!
+  withExtendedLifetime(registrations) {}
+  return Double(after - before) / Double(count)
+}
+
+if arguments.contains("--bytes-per-registration") {
+  guard let bytes = autoKVOBytesPerRegistration() else {
+    print("error: this C library reports no heap statistics")
+    exit(1)
+  }
+  print(String(format: "%.0f", bytes))
   exit(0)
 }
 
