@@ -1,0 +1,197 @@
+import Foundation
+
+// Delivery: what a change does to one registration with a typed handler.
+//
+// This code runs unspecialized (the sentinel is created inside the generic `autoObserve`), so
+// every generic local it declares costs a run-time metadata look-up of its type on every call,
+// wherever the local is used: the optimizer hoists their stack allocations to the function's
+// entry, and a generic `Optional.map` adds more. The paths every plain set takes therefore
+// build one `KeyValueChange<Value>` field by field (two look-ups: it and `Value?`), and what only
+// prior calls, collection changes, rediscovery and queued delivery need lives in functions of
+// its own. Docs/Performance.md has the profile.
+
+extension HandlerSentinel {
+  // A collection change that a registration hands on as it is (see `deliverCollection`) is read
+  // where it lies: copying the descriptor, as a `ChangeDescriptor?` for the paths below, would
+  // copy its indexes and elements on every collection mutation with an observer.
+
+  func willChange(of object: AnyObject, _ change: ChangeDescriptor) -> Any? {
+    let isCollection = change.isCollectionShaped(for: primaryKeyPath)
+    if isCollection, coldState == nil, !options.contains(.prior) {
+      // Handed on as they are: the handler's adapter unboxes them (see `deliverCollection`).
+      return options.contains(.old) ? change.oldElements : nil
+    }
+    let root = unsafeDowncast(object, to: Object.self)
+    return willChange(root: root, collection: isCollection ? change : nil)
+  }
+
+  func didChange(of object: AnyObject, _ change: ChangeDescriptor, token: Any?) {
+    let isCollection = change.isCollectionShaped(for: primaryKeyPath)
+    if isCollection, coldState == nil {
+      return deliverCollection(change, oldElements: token)
+    }
+    let root = unsafeDowncast(object, to: Object.self)
+    didChange(root: root, collection: isCollection ? change : nil, token: token)
+  }
+
+  func willSet(of object: AnyObject, _ snapshot: AutomaticChangeSnapshot) -> Any? {
+    guard needsNoticeBeforeSet else { return nil }
+    return willChange(of: object, .setting(snapshot.keyPath))
+  }
+
+  func didSet(
+    of object: AnyObject,
+    _ snapshot: AutomaticChangeSnapshot,
+    token: Any?,
+    values: SetterValues
+  ) {
+    guard !rediscovers, values.valueType == Value.self else {
+      return didChange(of: object, .setting(snapshot.keyPath), token: token)
+    }
+    deliverSet(of: object, values)
+  }
+
+  func didSet(of object: AnyObject, _ snapshot: AutomaticChangeSnapshot, values: SetterValues) {
+    guard !rediscovers, values.valueType == Value.self else {
+      return didChange(of: object, .setting(snapshot.keyPath), token: nil)
+    }
+    deliverSet(of: object, values)
+  }
+
+  /// Hands a set's values to the handler, or schedules them on the registration's queue or actor.
+  @inline(__always)
+  func deliverSet(of object: AnyObject, _ values: SetterValues) {
+    guard case .synchronous = delivery else {
+      return scheduleSetterChange(values)
+    }
+    // Only raw pointers and the value type's identity are handled here: this code runs
+    // unspecialized, and the handler's adapter builds the change where it is specialized. The
+    // setter holds `object`, the root, strongly for the whole call: it is handed on as it is,
+    // unless its deallocation has begun (a set inside its `deinit`), without a retain.
+    guard observation.isActive, !rootReference.isDeallocating(object), let observer else {
+      return
+    }
+    let root = unsafeDowncast(object, to: Object.self)
+    let input = HandlerInput(
+      oldValue: options.contains(.old) ? values.oldValue : nil,
+      newValue: options.contains(.new) ? values.newValue : nil)
+    handler(observer, root, input)
+  }
+
+  /// Schedules the delivery of a set's change on the registration's queue or actor. The values
+  /// are lent for the duration of `didSet` only, so the change that carries them is built now.
+  /// Out of line: a `KeyValueChange<Value>` local anywhere in `didSet` would cost it a run-time
+  /// metadata look-up on every call, delivered synchronously or not.
+  @inline(never)
+  func scheduleSetterChange(_ values: SetterValues) {
+    var change = KeyValueChange<Value>(kind: .setting)
+    if options.contains(.old) {
+      change.oldValue = values.oldValue.assumingMemoryBound(to: Value.self).pointee
+    }
+    if options.contains(.new) {
+      change.newValue = values.newValue.assumingMemoryBound(to: Value.self).pointee
+    }
+    deliver(change)
+  }
+
+  /// Returns the old value, boxed, as the token `didChange` receives, and sends the prior call.
+  func willChange(root: Object, collection: ChangeDescriptor?) -> Any? {
+    if options.contains(.prior) || collection != nil {
+      return willChangeWithPriorOrCollection(root: root, collection: collection)
+    }
+    return options.contains(.old) ? root[keyPath: keyPath] as Any : nil
+  }
+
+  @inline(never)
+  func willChangeWithPriorOrCollection(root: Object, collection: ChangeDescriptor?) -> Any? {
+    var oldValue: Value?
+    if options.contains(.old) {
+      if let collection {
+        oldValue = collection.oldElements.flatMap { $0 as? Value }
+      } else {
+        oldValue = root[keyPath: keyPath]
+      }
+    }
+    if options.contains(.prior) {
+      let prior = KeyValueChange(
+        kind: collection?.kind ?? .setting,
+        oldValue: oldValue,
+        indexes: collection?.indexes,
+        isPrior: true
+      )
+      deliver(prior)
+    }
+    return oldValue.map { $0 as Any }
+  }
+
+  /// Builds the change and delivers it. Out of line, so that a collection change handed on as it
+  /// is looks up no `KeyValueChange<Value>` metadata (the optimizer allocates the generic local
+  /// at the function's entry).
+  @inline(never)
+  func didChange(root: Object, collection: ChangeDescriptor?, token: Any?) {
+    var change = KeyValueChange<Value>(kind: .setting)
+    if let token {
+      change.oldValue = (token as! Value)
+    }
+    if rediscovers || collection != nil {
+      completeRediscoveringOrCollectionChange(&change, root: root, collection: collection)
+    } else if options.contains(.new) {
+      change.newValue = root[keyPath: keyPath]
+    }
+    deliver(change)
+  }
+
+  /// Hands a collection change to the handler as the engine has it, elements as `Any`: the
+  /// handler's adapter, specialized for `Value`, builds the `KeyValueChange` (see `HandlerInput`).
+  /// For a registration delivered synchronously that does not rediscover its dependencies;
+  /// `oldElements` is what `willChange` returned, the elements or the old value, boxed.
+  func deliverCollection(_ collection: ChangeDescriptor, oldElements: Any?) {
+    guard observation.isActive, let observer, let object = root else { return }
+    let input = CollectionInput(
+      kind: collection.kind, indexes: collection.indexes, oldElements: oldElements,
+      newElements: options.contains(.new) ? collection.newElements : nil)
+    withUnsafePointer(to: input) { handler(observer, object, HandlerInput(collection: $0)) }
+  }
+
+  /// Fills in the new value of a key path whose dependencies are discovered again after every
+  /// change, and the kind, indexes and elements of a collection change.
+  @inline(never)
+  func completeRediscoveringOrCollectionChange(
+    _ change: inout KeyValueChange<Value>,
+    root: Object,
+    collection: ChangeDescriptor?
+  ) {
+    var newValue: Value?
+    if rediscovers {
+      let (value, dependencies) = Dependencies.discover(root: root, keyPath: keyPath)
+      replaceLinks(with: dependencies, root: root)
+      newValue = value
+    }
+    if let collection {
+      change.kind = collection.kind
+      change.indexes = collection.indexes
+      newValue = collection.newElements.flatMap { $0 as? Value }
+    }
+    change.newValue = options.contains(.new) ? newValue : nil
+  }
+
+  @inline(__always)
+  func deliver(_ change: KeyValueChange<Value>) {
+    guard case .synchronous = delivery else { return schedule(change) }
+    deliverNow(change)
+  }
+
+  @inline(never)
+  func schedule(_ change: KeyValueChange<Value>) {
+    delivery.run { self.deliverNow(change) }
+  }
+
+  @inline(__always)
+  func deliverNow(_ change: KeyValueChange<Value>) {
+    // Checked per call, not per snapshot: an earlier handler in the same change may have
+    // cancelled this registration, and nothing may be delivered after cancel() returns. Neither
+    // side may have begun deallocating: both references answer `nil` from then on.
+    guard observation.isActive, let observer, let object = root else { return }
+    withUnsafePointer(to: change) { handler(observer, object, HandlerInput(change: $0)) }
+  }
+}

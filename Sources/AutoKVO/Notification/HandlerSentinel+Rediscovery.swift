@@ -1,0 +1,50 @@
+// Rediscovery: a key path that reads more than one stored `@Observed` property (a computed
+// property, or a chain through other objects) is evaluated again after every change, and its
+// links on the other objects it reaches are replaced.
+
+extension HandlerSentinel {
+  func linkedObjectWillChange() -> Any? {
+    guard let root else { return nil }
+    return willChange(root: root, collection: nil)
+  }
+
+  func linkedObjectDidChange(token: Any?) {
+    guard let root else { return }
+    didChange(root: root, collection: nil, token: token)
+  }
+
+  func linkedObjectIsDeallocating() {
+    // An object the key path went through is gone (it was referenced weakly): the path now
+    // evaluates differently, typically to nil. Its old value cannot be read any more.
+    guard let root else { return }
+    if options.contains(.prior) {
+      deliver(KeyValueChange(kind: .setting, isPrior: true))
+    }
+    didChange(root: root, collection: nil, token: nil)
+  }
+
+  /// Installs freshly discovered dependencies: the triggers on the root object, and one link
+  /// per other object, keeping the links that still match and ending the others.
+  func replaceLinks(with dependencies: Dependencies, root: Object) {
+    guard let coldState else {
+      preconditionFailure("links replaced for a registration that does not rediscover")
+    }
+    let triggers = dependencies.extraRootTriggers
+    root.observationRegistry.updateTriggers(of: self) { coldState.extraTriggers = triggers }
+
+    // Under the lifecycle lock; see `ChainLinks.replace` for what is ended and released after it.
+    let (retired, _, targetsLoadedUnderLock) = observation.withLock {
+      ChainLinks.replace(&coldState.links, with: dependencies.links.map(\.chainLinkTarget)) {
+        target in
+        guard case .properties(let keyPaths) = target.key,
+          let object = target.object as? any KeyValueObservable
+        else { preconditionFailure("an engine chain links engine objects only: \(target)") }
+        return ChainLinkSentinel.attach(to: object, keyPaths: keyPaths, owner: self)
+      }
+    }
+    withExtendedLifetime(targetsLoadedUnderLock) {}
+    for link in retired {
+      link.observation.end(.cancelled)
+    }
+  }
+}
