@@ -133,40 +133,6 @@ public final class ObservationRegistry: @unchecked Sendable {  // `state` is gua
     withState { $0.outgoing.append(sentinel) }
   }
 
-  /// The registrations a manual or collection change of `keyPath` concerns, in registration
-  /// order. (An automatic set takes its property's own list instead.)
-  ///
-  /// `inheritedCandidates` receives, in registration order, the registrations that `keyPath` does
-  /// not trigger but whose key path may name the same property through another class of its
-  /// hierarchy (``Swift/AnyKeyPath/mayNameInheritedProperty(as:)``): for a property that is not
-  /// `@Observed`, a superclass's `\Base.rows` and a registration's `\Derived.rows`. Whether they
-  /// do takes reading the object, which the caller does outside the lock. The list is made when
-  /// the first one is found: the usual change retains no empty array for it.
-  ///
-  /// Always inlined into its one caller, so that an observed proxy mutation or manual change
-  /// does not pay for a call of its own.
-  @inline(__always)
-  func sentinels(
-    triggeredBy keyPath: AnyKeyPath,
-    inheritedCandidates: inout [InheritedCandidate]?
-  ) -> InlineFirstArray<any ObservedSentinel> {
-    withState { state in
-      var triggered = InlineFirstArray<any ObservedSentinel>()
-      state.incoming.forEachSentinel { sentinel in
-        if sentinel.isTriggered(by: keyPath) {
-          triggered.append(sentinel)
-        } else if let registered = sentinel.primaryKeyPath,
-          keyPath.mayNameInheritedProperty(as: registered)
-        {
-          inheritedCandidates =
-            (inheritedCandidates ?? [])
-            + [InheritedCandidate(sentinel: sentinel, keyPath: registered)]
-        }
-      }
-      return triggered
-    }
-  }
-
   /// The live registrations this registry's object made as an observer, in registration order.
   var outgoingObservations: [KeyValueObservation] {
     withState { $0.outgoing.map(\.observation) }
@@ -178,67 +144,4 @@ public final class ObservationRegistry: @unchecked Sendable {  // `state` is gua
     let state = state
     return lock.withLock { body(&state.pointee) }
   }
-}
-
-/// The mutable state of one ``ObservationRegistry``.
-struct RegistryState {
-  /// Sentinels of registrations observing this object, in registration order.
-  var incoming = IncomingSentinels()
-  /// Sentinels of registrations this object made as an observer.
-  var outgoing = InlineFirstArray<ObserverSentinel>()
-  /// Manual `willChangeValue(for:)` calls awaiting their `didChangeValue(for:)`.
-  var pendingChanges: [PendingChange] = []
-  /// The ``ObservedProperty`` of each of the object's `@Observed` properties that a registration
-  /// has read, in the order they were first read; each property's storage holds its position
-  /// (``ObservedPropertyIndex``). Only grows. Inline-first: most objects have one observed
-  /// property, and then it costs no heap block at all.
-  var properties = InlineFirstArray<ObservedProperty>()
-  /// Collection mutations in progress, whose automatic `.setting` notification is suppressed.
-  var suppressedKeyPaths: [(thread: UnsafeRawPointer, keyPath: AnyKeyPath)] = []
-
-  func isSuppressed(_ keyPath: AnyKeyPath, on thread: UnsafeRawPointer) -> Bool {
-    suppressedKeyPaths.contains { $0.thread == thread && $0.keyPath.matches(keyPath) }
-  }
-}
-
-/// A registration whose key path may name a changed property through another class of its
-/// hierarchy (see ``ObservationRegistry/sentinels(triggeredBy:inheritedCandidates:)``).
-struct InheritedCandidate {
-  let sentinel: any ObservedSentinel
-  /// The registration's key path, which it receives the change under if it names the property.
-  let keyPath: AnyKeyPath
-}
-
-/// A manual change between its `willChangeValue(for:)` and its `didChangeValue(for:)`.
-struct PendingChange {
-  /// The thread that called `willChangeValue(for:)`; pairs match per thread, as in KVO.
-  let thread: UnsafeRawPointer
-  let change: ChangeDescriptor
-  /// The registrations notified at `will`, each with the token (old value) it returned then.
-  let notifications: PendingNotifications
-  /// The registrations notified at `will` that name the changed property through another class of
-  /// its hierarchy; almost always `nil`.
-  let inheritedNotifications: InheritedNotifications?
-}
-
-/// Registrations a change concerns that name the changed property through another class of its
-/// hierarchy, each told under its own key path.
-typealias InheritedNotifications = [InheritedNotification]
-
-/// One of ``InheritedNotifications``: the registration, its token, and its key path.
-struct InheritedNotification {
-  let notification: PendingNotification
-  let keyPath: AnyKeyPath
-}
-
-/// A change's registrations, each with the token it returned before the change. The first is
-/// stored inline: a change that concerns one registration allocates nothing for it.
-typealias PendingNotifications = InlineFirstArray<PendingNotification>
-
-/// One registration a change concerns, with the token (the old value, if any) it returned before
-/// the change. A struct rather than a tuple: the compiler copies an optional tuple holding an
-/// existential through the runtime's generic value witnesses, several times slower.
-struct PendingNotification {
-  let sentinel: any ObservedSentinel
-  let token: Any?
 }

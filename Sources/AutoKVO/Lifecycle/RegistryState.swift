@@ -1,0 +1,58 @@
+// What a registry's lock guards. The records of changes in progress (pending manual changes and the
+// registrations they concern) are stored here, with the registrations themselves, because they
+// live in the registry's state; the Notification layer alone creates and reads them.
+
+/// The mutable state of one ``ObservationRegistry``.
+struct RegistryState {
+  /// Sentinels of registrations observing this object, in registration order.
+  var incoming = IncomingSentinels()
+  /// Sentinels of registrations this object made as an observer.
+  var outgoing = InlineFirstArray<ObserverSentinel>()
+  /// Manual `willChangeValue(for:)` calls awaiting their `didChangeValue(for:)`.
+  var pendingChanges: [PendingChange] = []
+  /// The ``ObservedProperty`` of each of the object's `@Observed` properties that a registration
+  /// has read, in the order they were first read; each property's storage holds its position
+  /// (``ObservedPropertyIndex``). Only grows. Inline-first: most objects have one observed
+  /// property, and then it costs no heap block at all.
+  var properties = InlineFirstArray<ObservedProperty>()
+  /// Collection mutations in progress, whose automatic `.setting` notification is suppressed.
+  var suppressedKeyPaths: [(thread: UnsafeRawPointer, keyPath: AnyKeyPath)] = []
+
+  func isSuppressed(_ keyPath: AnyKeyPath, on thread: UnsafeRawPointer) -> Bool {
+    suppressedKeyPaths.contains { $0.thread == thread && $0.keyPath.matches(keyPath) }
+  }
+}
+
+/// A manual change between its `willChangeValue(for:)` and its `didChangeValue(for:)`.
+struct PendingChange {
+  /// The thread that called `willChangeValue(for:)`; pairs match per thread, as in KVO.
+  let thread: UnsafeRawPointer
+  let change: ChangeDescriptor
+  /// The registrations notified at `will`, each with the token (old value) it returned then.
+  let notifications: PendingNotifications
+  /// The registrations notified at `will` that name the changed property through another class of
+  /// its hierarchy; almost always `nil`.
+  let inheritedNotifications: InheritedNotifications?
+}
+
+/// Registrations a change concerns that name the changed property through another class of its
+/// hierarchy, each told under its own key path.
+typealias InheritedNotifications = [InheritedNotification]
+
+/// One of ``InheritedNotifications``: the registration, its token, and its key path.
+struct InheritedNotification {
+  let notification: PendingNotification
+  let keyPath: AnyKeyPath
+}
+
+/// A change's registrations, each with the token it returned before the change. The first is
+/// stored inline: a change that concerns one registration allocates nothing for it.
+typealias PendingNotifications = InlineFirstArray<PendingNotification>
+
+/// One registration a change concerns, with the token (the old value, if any) it returned before
+/// the change. A struct rather than a tuple: the compiler copies an optional tuple holding an
+/// existential through the runtime's generic value witnesses, several times slower.
+struct PendingNotification {
+  let sentinel: any ObservedSentinel
+  let token: Any?
+}
