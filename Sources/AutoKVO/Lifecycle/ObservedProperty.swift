@@ -55,47 +55,28 @@ struct ObservedProperty {
   /// What a set of the property concerns.
   private(set) var automaticChanges: AutomaticChanges
 
-  /// What a set of the property concerns, in one word that holds no reference count, so that a
-  /// set copies it out of the record for nothing: the snapshot's address, or a value no address
-  /// takes.
-  ///
-  /// A word rather than an enum with a payload case: the compiler tells such an enum's cases apart
-  /// by comparing with each empty case in turn, where a snapshot's address, the case every
-  /// observed set meets, is one comparison here.
-  struct AutomaticChanges {
-    private let word: UInt
-
-    private init(word: UInt) {
-      self.word = word
-    }
-
+  /// What a set of the property concerns. It holds no reference count, so that a set copies it
+  /// out of the record for nothing.
+  enum AutomaticChanges {
     /// The class answered `false` to ``KeyValueObservable/automaticallyNotifiesObservers(for:)``:
     /// no set concerns anyone, whatever registrations come.
-    static let notAutomatic = AutomaticChanges(word: 0)
+    case notAutomatic
     /// Not known since the registrations changed: the next set builds the snapshot.
-    static let toBeBuilt = AutomaticChanges(word: 1)
+    case toBeBuilt
     /// No registration is triggered by the property.
-    static let unconcerned = AutomaticChanges(word: 2)
-
+    case unconcerned
     /// The registrations, frozen, with the record's hold on the snapshot (see
     /// ``AutomaticChangeSnapshot``). Dropping it under the registry's lock never releases the
     /// last reference to a sentinel: the registry's list holds each one the snapshot holds, and
     /// the caller of a removal from that list holds the one removed. A set in progress may hold
     /// the snapshot longer; its release then happens outside every lock.
-    static func frozen(_ snapshot: Unmanaged<AutomaticChangeSnapshot>) -> AutomaticChanges {
-      // An object's address is never 0, 1 or 2: the heap does not hand out the first page.
-      AutomaticChanges(word: UInt(bitPattern: snapshot.toOpaque()))
-    }
+    case frozen(Unmanaged<AutomaticChangeSnapshot>)
 
     /// The snapshot, when the registrations are frozen in one.
-    @inline(__always)
     var snapshot: Unmanaged<AutomaticChangeSnapshot>? {
-      guard word > 2, let address = UnsafeRawPointer(bitPattern: word) else { return nil }
-      return Unmanaged.fromOpaque(address)
+      guard case .frozen(let snapshot) = self else { return nil }
+      return snapshot
     }
-
-    var isToBeBuilt: Bool { word == 1 }
-    var isNotAutomatic: Bool { word == 0 }
   }
 
   /// A record for the property declared at `keyPath`. `notifiesAutomatically` is what the object's
@@ -139,14 +120,16 @@ struct ObservedProperty {
   /// triggers changed, is triggered by the property: the next set rebuilds it. A record that
   /// knows nothing yet asks nothing of the sentinel.
   mutating func registrationsChanged(_ sentinel: any ObservedSentinel) {
-    guard !automaticChanges.isNotAutomatic, !automaticChanges.isToBeBuilt else { return }
-    if sentinel.isTriggered(by: keyPath) { dropSnapshot() }
+    switch automaticChanges {
+    case .notAutomatic, .toBeBuilt: return
+    case .unconcerned, .frozen: if sentinel.isTriggered(by: keyPath) { dropSnapshot() }
+    }
   }
 
   /// Forgets what a set concerns: the next set rebuilds it. Gives back the record's hold on its
   /// snapshot, if it has one.
   mutating func dropSnapshot() {
-    guard !automaticChanges.isNotAutomatic else { return }
+    if case .notAutomatic = automaticChanges { return }
     let snapshot = automaticChanges.snapshot
     automaticChanges = .toBeBuilt
     if let snapshot { AutomaticChangeSnapshot.letGo(snapshot) }
@@ -162,13 +145,15 @@ extension RegistryState {
   mutating func automaticChangeSnapshot(
     ofPropertyAt position: Int
   ) -> Unmanaged<AutomaticChangeSnapshot>? {
-    let changes = automaticChanges(ofPropertyAt: position)
-    if let snapshot = changes.snapshot {
+    switch automaticChanges(ofPropertyAt: position) {
+    case .frozen(let snapshot):
       snapshot._withUnsafeGuaranteedRef { $0.hold() }
       return snapshot
+    case .toBeBuilt:
+      return buildAutomaticChangeSnapshot(ofPropertyAt: position)
+    case .notAutomatic, .unconcerned:
+      return nil
     }
-    guard changes.isToBeBuilt else { return nil }
-    return buildAutomaticChangeSnapshot(ofPropertyAt: position)
   }
 
   /// Whether any property's registrations are frozen in a snapshot.
@@ -180,12 +165,12 @@ extension RegistryState {
 
   /// What a set of the property at `position` concerns, read where the record lies: through the
   /// list's subscript, whose coroutine the optimizer leaves out of line, the read would copy the
-  /// record and retain its key path on every observed set. Unwrapped unchecked, sparing every set
-  /// the check: a storage holds a position only once the record is in the list, which only grows.
+  /// record and retain its key path on every observed set. A storage holds a position only once
+  /// the record is in the list, which only grows.
   @inline(__always)
   private func automaticChanges(ofPropertyAt position: Int) -> ObservedProperty.AutomaticChanges {
     guard position != 0 else {
-      return properties.head.unsafelyUnwrapped.automaticChanges
+      return properties.head!.automaticChanges
     }
     return properties.tail[position - 1].automaticChanges
   }
