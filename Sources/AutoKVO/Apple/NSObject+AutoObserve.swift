@@ -18,204 +18,200 @@
   // `NSObject & KeyValueObservable` is narrower than either alone. "Chosen per key path": an
   // `@objc` key path is observed with Foundation's KVO, any other with AutoKVO's engine.
 
-  // The public typed forms need the `#isolation` macro of a Swift 6 SDK; an older SDK compiles
-  // the same signatures from NSObject+PreSwift6SDK.swift instead.
-  #if canImport(Synchronization)
-    extension KeyValueObserver {
-      /// Observes an `@objc` property of an `NSObject` with Foundation's KVO until this observer
-      /// or `object` is deallocated, whichever goes first, with no teardown code.
-      ///
-      /// Works for any `NSObject` and any observer — an `NSObject` or a ``KeyValueObservable``
-      /// class — with no protocol to adopt:
-      ///
-      /// ```swift
-      /// label.autoObserve(player, keyPath: \.status, options: [.initial, .new]) { label, _, change in
-      ///     label.isHidden = change.newValue != .readyToPlay
-      /// }
-      /// ```
-      ///
-      /// The handler never runs once either side has begun deallocating. It runs where the
-      /// portable ``KeyValueObservable/autoObserve(_:keyPath:options:isolation:file:line:changeHandler:)``
-      /// runs its handler: synchronously on the thread that changes `object` when registered from
-      /// nonisolated code, and on the caller's actor — the main actor for a `@MainActor` view
-      /// controller — when registered from one. The key path must be `@objc`; it may go through
-      /// other objects (`\.currentItem?.status`): each key is then observed with its own
-      /// registration on the object it belongs to, moved when that object is replaced and ended
-      /// when it is deallocated (the leaf then reads as absent), so that no deallocation order
-      /// can crash (Docs/Apple.md).
-      ///
-      /// - Parameters:
-      ///   - object: The object to observe. It is not retained.
-      ///   - keyPath: An `@objc` key path of KVO-compliant properties.
-      ///   - options: What to deliver; `[.old, .new]` by default. With `.initial`, the handler is
-      ///     called once before this method returns.
-      ///   - isolation: The caller's actor, captured by default; the handler runs there.
-      ///   - file: The file of the call, which diagnostics name; leave it to its default.
-      ///   - line: The line of the call, likewise.
-      ///   - changeHandler: Called with this observer, the object and the change.
-      /// - Returns: A handle you may keep to cancel early, or drop: dropping it does not end the
-      ///   observation.
-      @discardableResult
-      public func autoObserve<Object: NSObject, Value>(
-        _ object: Object,
-        keyPath: KeyPath<Object, Value>,
-        options: ObservationOptions = [.old, .new],
-        isolation: isolated (any Actor)? = #isolation,
-        file: StaticString = #fileID,
-        line: UInt = #line,
-        changeHandler: @escaping (Self, Object, KeyValueChange<Value>) -> Void
-      ) -> KeyValueObservation {
-        observeWithFoundation(
-          object, keyPath, options, .resolve(isolation: isolation), changeHandler,
-          site: RegistrationSite(file: file, line: line))
-      }
-
-      /// Observes `keyPath` of a ``KeyValueObservable`` object until this observer or `object` is
-      /// deallocated, whichever goes first, for an observer that is not itself
-      /// ``KeyValueObservable`` (typically an `NSObject`).
-      ///
-      /// Behaves as ``KeyValueObservable/autoObserve(_:keyPath:options:isolation:file:line:changeHandler:)``,
-      /// actors included; the observer's side of the registration lives in an associated object.
-      @discardableResult
-      public func autoObserve<Object: KeyValueObservable, Value>(
-        _ object: Object,
-        keyPath: KeyPath<Object, Value>,
-        options: ObservationOptions = [.old, .new],
-        isolation: isolated (any Actor)? = #isolation,
-        file: StaticString = #fileID,
-        line: UInt = #line,
-        changeHandler: @escaping (Self, Object, KeyValueChange<Value>) -> Void
-      ) -> KeyValueObservation {
-        observeWithEngineThroughStandIn(
-          object, keyPath, options, .resolve(isolation: isolation), changeHandler,
-          site: RegistrationSite(file: file, line: line))
-      }
-
-      /// Observes `keyPath` of an `NSObject` that is also ``KeyValueObservable``, with
-      /// Foundation's KVO when the key path is `@objc` and with AutoKVO's engine otherwise, until
-      /// this observer or `object` is deallocated. The handler runs on the caller's actor, as
-      /// with the other forms.
-      @discardableResult
-      public func autoObserve<Object: NSObject & KeyValueObservable, Value>(
-        _ object: Object,
-        keyPath: KeyPath<Object, Value>,
-        options: ObservationOptions = [.old, .new],
-        isolation: isolated (any Actor)? = #isolation,
-        file: StaticString = #fileID,
-        line: UInt = #line,
-        changeHandler: @escaping (Self, Object, KeyValueChange<Value>) -> Void
-      ) -> KeyValueObservation {
-        observeChoosingEngine(
-          object, keyPath, options, .resolve(isolation: isolation), changeHandler,
-          site: RegistrationSite(file: file, line: line))
-      }
+  extension KeyValueObserver {
+    /// Observes an `@objc` property of an `NSObject` with Foundation's KVO until this observer
+    /// or `object` is deallocated, whichever goes first, with no teardown code.
+    ///
+    /// Works for any `NSObject` and any observer — an `NSObject` or a ``KeyValueObservable``
+    /// class — with no protocol to adopt:
+    ///
+    /// ```swift
+    /// label.autoObserve(player, keyPath: \.status, options: [.initial, .new]) { label, _, change in
+    ///     label.isHidden = change.newValue != .readyToPlay
+    /// }
+    /// ```
+    ///
+    /// The handler never runs once either side has begun deallocating. It runs where the
+    /// portable ``KeyValueObservable/autoObserve(_:keyPath:options:isolation:file:line:changeHandler:)``
+    /// runs its handler: synchronously on the thread that changes `object` when registered from
+    /// nonisolated code, and on the caller's actor — the main actor for a `@MainActor` view
+    /// controller — when registered from one. The key path must be `@objc`; it may go through
+    /// other objects (`\.currentItem?.status`): each key is then observed with its own
+    /// registration on the object it belongs to, moved when that object is replaced and ended
+    /// when it is deallocated (the leaf then reads as absent), so that no deallocation order
+    /// can crash (Docs/Apple.md).
+    ///
+    /// - Parameters:
+    ///   - object: The object to observe. It is not retained.
+    ///   - keyPath: An `@objc` key path of KVO-compliant properties.
+    ///   - options: What to deliver; `[.old, .new]` by default. With `.initial`, the handler is
+    ///     called once before this method returns.
+    ///   - isolation: The caller's actor, captured by default; the handler runs there.
+    ///   - file: The file of the call, which diagnostics name; leave it to its default.
+    ///   - line: The line of the call, likewise.
+    ///   - changeHandler: Called with this observer, the object and the change.
+    /// - Returns: A handle you may keep to cancel early, or drop: dropping it does not end the
+    ///   observation.
+    @discardableResult
+    public func autoObserve<Object: NSObject, Value>(
+      _ object: Object,
+      keyPath: KeyPath<Object, Value>,
+      options: ObservationOptions = [.old, .new],
+      isolation: isolated (any Actor)? = #isolation,
+      file: StaticString = #fileID,
+      line: UInt = #line,
+      changeHandler: @escaping (Self, Object, KeyValueChange<Value>) -> Void
+    ) -> KeyValueObservation {
+      observeWithFoundation(
+        object, keyPath, options, .resolve(isolation: isolation), changeHandler,
+        site: RegistrationSite(file: file, line: line))
     }
 
-    extension KeyValueObservable {
-      /// Observes `keyPath` of an `NSObject` that is also ``KeyValueObservable``, with
-      /// Foundation's KVO when the key path is `@objc` and with AutoKVO's engine otherwise, until
-      /// this observer or `object` is deallocated.
-      ///
-      /// This overload exists so that a ``KeyValueObservable`` observer of such an object has one
-      /// most specific `autoObserve`; it behaves as the ``KeyValueObserver`` one.
-      @discardableResult
-      public func autoObserve<Object: NSObject & KeyValueObservable, Value>(
-        _ object: Object,
-        keyPath: KeyPath<Object, Value>,
-        options: ObservationOptions = [.old, .new],
-        isolation: isolated (any Actor)? = #isolation,
-        file: StaticString = #fileID,
-        line: UInt = #line,
-        changeHandler: @escaping (Self, Object, KeyValueChange<Value>) -> Void
-      ) -> KeyValueObservation {
-        observeChoosingEngineWithOwnRegistry(
-          object, keyPath, options, .resolve(isolation: isolation), changeHandler,
-          site: RegistrationSite(file: file, line: line))
-      }
+    /// Observes `keyPath` of a ``KeyValueObservable`` object until this observer or `object` is
+    /// deallocated, whichever goes first, for an observer that is not itself
+    /// ``KeyValueObservable`` (typically an `NSObject`).
+    ///
+    /// Behaves as ``KeyValueObservable/autoObserve(_:keyPath:options:isolation:file:line:changeHandler:)``,
+    /// actors included; the observer's side of the registration lives in an associated object.
+    @discardableResult
+    public func autoObserve<Object: KeyValueObservable, Value>(
+      _ object: Object,
+      keyPath: KeyPath<Object, Value>,
+      options: ObservationOptions = [.old, .new],
+      isolation: isolated (any Actor)? = #isolation,
+      file: StaticString = #fileID,
+      line: UInt = #line,
+      changeHandler: @escaping (Self, Object, KeyValueChange<Value>) -> Void
+    ) -> KeyValueObservation {
+      observeWithEngineThroughStandIn(
+        object, keyPath, options, .resolve(isolation: isolation), changeHandler,
+        site: RegistrationSite(file: file, line: line))
     }
 
-    extension KeyValueObserver {
-      /// Observes a path that starts with `@Observed` properties of a ``KeyValueObservable``
-      /// object and continues through `@objc` properties of an `NSObject`, until this observer or
-      /// `object` is deallocated, whichever goes first.
-      ///
-      /// A single Swift key path cannot say where its `@Observed` part ends, so the path is given
-      /// in two parts: `keyPath`, observed with AutoKVO's engine, up to the `NSObject`; `then`,
-      /// observed with Foundation's KVO, from it. Each hop is a registration on the object it
-      /// observes, moved when that object is replaced and ended when it is deallocated, as for a
-      /// chain of either kind alone (Docs/Apple.md):
-      ///
-      /// ```swift
-      /// final class PlayerModel: KeyValueObservable {
-      ///     let observationRegistry = ObservationRegistry()
-      ///     @Observed var player: AVPlayer?
-      /// }
-      ///
-      /// label.autoObserve(model, keyPath: \.player, then: \.currentItem?.status) { label, _, change in
-      ///     label.isHidden = change.newValue != .readyToPlay
-      /// }
-      /// ```
-      ///
-      /// The handler receives the leaf's values, read from `object` before and after each change
-      /// of any hop. While `keyPath` leads to no object the leaf is absent: `nil` for an optional
-      /// leaf (`.some(nil)` in the change), no value otherwise. The handler runs where the other
-      /// typed forms run theirs: synchronously on the changing thread when registered from
-      /// nonisolated code, on the caller's actor when registered from one.
-      ///
-      /// - Parameters:
-      ///   - object: The object to observe. It is not retained.
-      ///   - keyPath: `@Observed` properties of `object` leading to an `NSObject`, or to `nil`.
-      ///   - then: An `@objc` key path of that `NSObject`, of KVO-compliant properties; it may go
-      ///     through other objects. A key path that is not `@objc`, or whose root is not an
-      ///     `NSObject`, registers nothing and reports a diagnostic.
-      ///   - options: What to deliver; `[.old, .new]` by default. With `.initial`, the handler is
-      ///     called once before this method returns.
-      ///   - isolation: The caller's actor, captured by default; the handler runs there.
-      ///   - file: The file of the call, which diagnostics name; leave it to its default.
-      ///   - line: The line of the call, likewise.
-      ///   - changeHandler: Called with this observer, `object` and the change of the leaf.
-      /// - Returns: A handle you may keep to cancel early, or drop: dropping it does not end the
-      ///   observation.
-      @discardableResult
-      public func autoObserve<Object: KeyValueObservable, Intermediate: AnyObject, Value>(
-        _ object: Object,
-        keyPath: KeyPath<Object, Intermediate?>,
-        then objcKeyPath: KeyPath<Intermediate, Value>,
-        options: ObservationOptions = [.old, .new],
-        isolation: isolated (any Actor)? = #isolation,
-        file: StaticString = #fileID,
-        line: UInt = #line,
-        changeHandler: @escaping (Self, Object, KeyValueChange<Value>) -> Void
-      ) -> KeyValueObservation {
-        observeThroughEngineThenFoundation(
-          object, .engine(keyPath), objcKeyPath,
-          evaluate: { $0[keyPath: keyPath].map { $0[keyPath: objcKeyPath] } },
-          options, .resolve(isolation: isolation), changeHandler,
-          site: RegistrationSite(file: file, line: line))
-      }
-
-      /// Observes a path that starts with `@Observed` properties of a ``KeyValueObservable``
-      /// object, leading to an `NSObject` that is always there, and continues through `@objc`
-      /// properties of that object; as the form whose `keyPath` may lead to `nil`.
-      @discardableResult
-      public func autoObserve<Object: KeyValueObservable, Intermediate: AnyObject, Value>(
-        _ object: Object,
-        keyPath: KeyPath<Object, Intermediate>,
-        then objcKeyPath: KeyPath<Intermediate, Value>,
-        options: ObservationOptions = [.old, .new],
-        isolation: isolated (any Actor)? = #isolation,
-        file: StaticString = #fileID,
-        line: UInt = #line,
-        changeHandler: @escaping (Self, Object, KeyValueChange<Value>) -> Void
-      ) -> KeyValueObservation {
-        observeThroughEngineThenFoundation(
-          object, .engine(keyPath), objcKeyPath,
-          evaluate: { Optional($0[keyPath: keyPath][keyPath: objcKeyPath]) },
-          options, .resolve(isolation: isolation), changeHandler,
-          site: RegistrationSite(file: file, line: line))
-      }
+    /// Observes `keyPath` of an `NSObject` that is also ``KeyValueObservable``, with
+    /// Foundation's KVO when the key path is `@objc` and with AutoKVO's engine otherwise, until
+    /// this observer or `object` is deallocated. The handler runs on the caller's actor, as
+    /// with the other forms.
+    @discardableResult
+    public func autoObserve<Object: NSObject & KeyValueObservable, Value>(
+      _ object: Object,
+      keyPath: KeyPath<Object, Value>,
+      options: ObservationOptions = [.old, .new],
+      isolation: isolated (any Actor)? = #isolation,
+      file: StaticString = #fileID,
+      line: UInt = #line,
+      changeHandler: @escaping (Self, Object, KeyValueChange<Value>) -> Void
+    ) -> KeyValueObservation {
+      observeChoosingEngine(
+        object, keyPath, options, .resolve(isolation: isolation), changeHandler,
+        site: RegistrationSite(file: file, line: line))
     }
-  #endif
+  }
+
+  extension KeyValueObservable {
+    /// Observes `keyPath` of an `NSObject` that is also ``KeyValueObservable``, with
+    /// Foundation's KVO when the key path is `@objc` and with AutoKVO's engine otherwise, until
+    /// this observer or `object` is deallocated.
+    ///
+    /// This overload exists so that a ``KeyValueObservable`` observer of such an object has one
+    /// most specific `autoObserve`; it behaves as the ``KeyValueObserver`` one.
+    @discardableResult
+    public func autoObserve<Object: NSObject & KeyValueObservable, Value>(
+      _ object: Object,
+      keyPath: KeyPath<Object, Value>,
+      options: ObservationOptions = [.old, .new],
+      isolation: isolated (any Actor)? = #isolation,
+      file: StaticString = #fileID,
+      line: UInt = #line,
+      changeHandler: @escaping (Self, Object, KeyValueChange<Value>) -> Void
+    ) -> KeyValueObservation {
+      observeChoosingEngineWithOwnRegistry(
+        object, keyPath, options, .resolve(isolation: isolation), changeHandler,
+        site: RegistrationSite(file: file, line: line))
+    }
+  }
+
+  extension KeyValueObserver {
+    /// Observes a path that starts with `@Observed` properties of a ``KeyValueObservable``
+    /// object and continues through `@objc` properties of an `NSObject`, until this observer or
+    /// `object` is deallocated, whichever goes first.
+    ///
+    /// A single Swift key path cannot say where its `@Observed` part ends, so the path is given
+    /// in two parts: `keyPath`, observed with AutoKVO's engine, up to the `NSObject`; `then`,
+    /// observed with Foundation's KVO, from it. Each hop is a registration on the object it
+    /// observes, moved when that object is replaced and ended when it is deallocated, as for a
+    /// chain of either kind alone (Docs/Apple.md):
+    ///
+    /// ```swift
+    /// final class PlayerModel: KeyValueObservable {
+    ///     let observationRegistry = ObservationRegistry()
+    ///     @Observed var player: AVPlayer?
+    /// }
+    ///
+    /// label.autoObserve(model, keyPath: \.player, then: \.currentItem?.status) { label, _, change in
+    ///     label.isHidden = change.newValue != .readyToPlay
+    /// }
+    /// ```
+    ///
+    /// The handler receives the leaf's values, read from `object` before and after each change
+    /// of any hop. While `keyPath` leads to no object the leaf is absent: `nil` for an optional
+    /// leaf (`.some(nil)` in the change), no value otherwise. The handler runs where the other
+    /// typed forms run theirs: synchronously on the changing thread when registered from
+    /// nonisolated code, on the caller's actor when registered from one.
+    ///
+    /// - Parameters:
+    ///   - object: The object to observe. It is not retained.
+    ///   - keyPath: `@Observed` properties of `object` leading to an `NSObject`, or to `nil`.
+    ///   - then: An `@objc` key path of that `NSObject`, of KVO-compliant properties; it may go
+    ///     through other objects. A key path that is not `@objc`, or whose root is not an
+    ///     `NSObject`, registers nothing and reports a diagnostic.
+    ///   - options: What to deliver; `[.old, .new]` by default. With `.initial`, the handler is
+    ///     called once before this method returns.
+    ///   - isolation: The caller's actor, captured by default; the handler runs there.
+    ///   - file: The file of the call, which diagnostics name; leave it to its default.
+    ///   - line: The line of the call, likewise.
+    ///   - changeHandler: Called with this observer, `object` and the change of the leaf.
+    /// - Returns: A handle you may keep to cancel early, or drop: dropping it does not end the
+    ///   observation.
+    @discardableResult
+    public func autoObserve<Object: KeyValueObservable, Intermediate: AnyObject, Value>(
+      _ object: Object,
+      keyPath: KeyPath<Object, Intermediate?>,
+      then objcKeyPath: KeyPath<Intermediate, Value>,
+      options: ObservationOptions = [.old, .new],
+      isolation: isolated (any Actor)? = #isolation,
+      file: StaticString = #fileID,
+      line: UInt = #line,
+      changeHandler: @escaping (Self, Object, KeyValueChange<Value>) -> Void
+    ) -> KeyValueObservation {
+      observeThroughEngineThenFoundation(
+        object, .engine(keyPath), objcKeyPath,
+        evaluate: { $0[keyPath: keyPath].map { $0[keyPath: objcKeyPath] } },
+        options, .resolve(isolation: isolation), changeHandler,
+        site: RegistrationSite(file: file, line: line))
+    }
+
+    /// Observes a path that starts with `@Observed` properties of a ``KeyValueObservable``
+    /// object, leading to an `NSObject` that is always there, and continues through `@objc`
+    /// properties of that object; as the form whose `keyPath` may lead to `nil`.
+    @discardableResult
+    public func autoObserve<Object: KeyValueObservable, Intermediate: AnyObject, Value>(
+      _ object: Object,
+      keyPath: KeyPath<Object, Intermediate>,
+      then objcKeyPath: KeyPath<Intermediate, Value>,
+      options: ObservationOptions = [.old, .new],
+      isolation: isolated (any Actor)? = #isolation,
+      file: StaticString = #fileID,
+      line: UInt = #line,
+      changeHandler: @escaping (Self, Object, KeyValueChange<Value>) -> Void
+    ) -> KeyValueObservation {
+      observeThroughEngineThenFoundation(
+        object, .engine(keyPath), objcKeyPath,
+        evaluate: { Optional($0[keyPath: keyPath][keyPath: objcKeyPath]) },
+        options, .resolve(isolation: isolation), changeHandler,
+        site: RegistrationSite(file: file, line: line))
+    }
+  }
 
   extension KeyValueObserver {
     /// Registers with Foundation's KVO: the work of the typed form for `NSObject`s.

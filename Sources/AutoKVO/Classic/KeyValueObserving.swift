@@ -43,42 +43,39 @@ public protocol KeyValueObserving: KeyValueObservable {
 }
 
 extension KeyValueObserving {
-  // `#isolation` needs a Swift 6 SDK; see KeyValueObserving+PreSwift6SDK.swift for the other case.
-  #if !canImport(ObjectiveC) || canImport(Synchronization)
-    /// Observes `keyPath` of `object`, delivering to
-    /// ``observeValue(forKeyPath:of:change:context:)``, until this observer or `object` is
-    /// deallocated — the one-call replacement for KVO's `addObserver(_:forKeyPath:options:context:)`.
-    ///
-    /// Everything the closure form of `autoObserve` promises holds: no retain of either side,
-    /// exactly-once teardown, no delivery to a deallocated observer. The callback runs where the
-    /// closure form runs its handler: synchronously on the thread that mutates `object` when
-    /// registered from nonisolated code, as KVO's does, and on the caller's actor when
-    /// registered from one (an observer whose conformance is isolated to the main actor, say).
-    ///
-    /// - Parameters:
-    ///   - object: The object to observe. It is not retained.
-    ///   - keyPath: The property to observe.
-    ///   - options: What to deliver; `[.old, .new]` by default.
-    ///   - context: A pointer passed back unchanged to every callback, to tell registrations apart.
-    ///   - isolation: The caller's actor, captured by default; the callback runs there.
-    ///   - file: The file of the call, which diagnostics name; leave it to its default.
-    ///   - line: The line of the call, likewise.
-    /// - Returns: A handle you may keep to cancel early, or drop.
-    @discardableResult
-    public func autoObserve<Object: KeyValueObservable, Value>(
-      _ object: Object,
-      keyPath: KeyPath<Object, Value>,
-      options: ObservationOptions = [.old, .new],
-      context: UnsafeMutableRawPointer? = nil,
-      isolation: isolated (any Actor)? = #isolation,
-      file: StaticString = #fileID,
-      line: UInt = #line
-    ) -> KeyValueObservation {
-      registerClassic(
-        object, keyPath, options, context, .resolve(isolation: isolation),
-        site: RegistrationSite(file: file, line: line))
-    }
-  #endif
+  /// Observes `keyPath` of `object`, delivering to
+  /// ``observeValue(forKeyPath:of:change:context:)``, until this observer or `object` is
+  /// deallocated — the one-call replacement for KVO's `addObserver(_:forKeyPath:options:context:)`.
+  ///
+  /// Everything the closure form of `autoObserve` promises holds: no retain of either side,
+  /// exactly-once teardown, no delivery to a deallocated observer. The callback runs where the
+  /// closure form runs its handler: synchronously on the thread that mutates `object` when
+  /// registered from nonisolated code, as KVO's does, and on the caller's actor when
+  /// registered from one (an observer whose conformance is isolated to the main actor, say).
+  ///
+  /// - Parameters:
+  ///   - object: The object to observe. It is not retained.
+  ///   - keyPath: The property to observe.
+  ///   - options: What to deliver; `[.old, .new]` by default.
+  ///   - context: A pointer passed back unchanged to every callback, to tell registrations apart.
+  ///   - isolation: The caller's actor, captured by default; the callback runs there.
+  ///   - file: The file of the call, which diagnostics name; leave it to its default.
+  ///   - line: The line of the call, likewise.
+  /// - Returns: A handle you may keep to cancel early, or drop.
+  @discardableResult
+  public func autoObserve<Object: KeyValueObservable, Value>(
+    _ object: Object,
+    keyPath: KeyPath<Object, Value>,
+    options: ObservationOptions = [.old, .new],
+    context: UnsafeMutableRawPointer? = nil,
+    isolation: isolated (any Actor)? = #isolation,
+    file: StaticString = #fileID,
+    line: UInt = #line
+  ) -> KeyValueObservation {
+    registerClassic(
+      object, keyPath, options, context, .resolve(isolation: isolation),
+      site: RegistrationSite(file: file, line: line))
+  }
 
   /// Registers a delivery to ``observeValue(forKeyPath:of:change:context:)``.
   func registerClassic<Object: KeyValueObservable, Value>(

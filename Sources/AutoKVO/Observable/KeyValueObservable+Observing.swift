@@ -1,73 +1,70 @@
 import Dispatch
 
 extension KeyValueObservable {
-  // `#isolation` needs a Swift 6 SDK; see KeyValueObservable+PreSwift6SDK.swift for the other case.
-  #if !canImport(ObjectiveC) || canImport(Synchronization)
-    /// Observes `keyPath` of `object` until this observer or `object` is deallocated, whichever
-    /// goes first, with no teardown code.
-    ///
-    /// The handler receives this observer, the observed object and the change. It is never
-    /// called once either side has begun deallocating, no AutoKVO lock is held while it runs (so
-    /// it may mutate, register, cancel or release anything), and it is released when the
-    /// registration ends.
-    ///
-    /// ```swift
-    /// badge.autoObserve(person, keyPath: \.name, options: [.initial, .new]) { badge, person, change in
-    ///     badge.text = change.newValue ?? ""
-    /// }
-    /// ```
-    ///
-    /// The key path may be a stored ``Observed`` property, a computed property that reads
-    /// `@Observed` properties, or a chain through other observable objects (`\.dog?.name`):
-    /// registration evaluates it and records which `@Observed` properties it reads, and, for
-    /// anything but a stored property, does so again after every change. A key path that reads no
-    /// `@Observed` property, declares no dependency and is not excluded from automatic
-    /// notification is reported as an ``ObservationDiagnostic``: it could only ever notify through
-    /// ``willChangeValue(for:)``.
-    ///
-    /// ## Threads and actors
-    ///
-    /// Where the handler runs depends on where the registration is made, so that a handler never
-    /// runs off the actor its code assumes:
-    ///
-    /// - From nonisolated code, the handler runs synchronously on the thread that mutates
-    ///   `object`, as KVO's do.
-    /// - From the main actor (a `@MainActor` view model), it runs on the main actor: synchronously
-    ///   when the change happens there, otherwise asynchronously through the main queue, in the
-    ///   order of the changes.
-    /// - From another actor, it runs isolated to that actor, asynchronously, in the order of the
-    ///   changes.
-    ///
-    /// The `isolation` parameter records the caller's actor; leave it to its default.
-    ///
-    /// - Parameters:
-    ///   - object: The object to observe. It is not retained.
-    ///   - keyPath: The property to observe.
-    ///   - options: What to deliver; `[.old, .new]` by default. With `.initial`, the handler is
-    ///     called once before this method returns.
-    ///   - isolation: The caller's actor, captured by default; the handler runs there.
-    ///   - file: The file of the call, which diagnostics name; leave it to its default.
-    ///   - line: The line of the call, likewise.
-    ///   - changeHandler: Called with the observer, the object and the change.
-    /// - Returns: A handle you may keep to cancel early, or drop: dropping it does not end the
-    ///   observation.
-    @discardableResult
-    @inlinable
-    public func autoObserve<Object: KeyValueObservable, Value>(
-      _ object: Object,
-      keyPath: KeyPath<Object, Value>,
-      options: ObservationOptions = [.old, .new],
-      isolation: isolated (any Actor)? = #isolation,
-      file: StaticString = #fileID,
-      line: UInt = #line,
-      changeHandler: @escaping (Self, Object, KeyValueChange<Value>) -> Void
-    ) -> KeyValueObservation {
-      register(
-        object, keyPath, options, .resolve(isolation: isolation),
-        adaptedHandler: adaptHandler(changeHandler),
-        site: RegistrationSite(file: file, line: line))
-    }
-  #endif
+  /// Observes `keyPath` of `object` until this observer or `object` is deallocated, whichever
+  /// goes first, with no teardown code.
+  ///
+  /// The handler receives this observer, the observed object and the change. It is never
+  /// called once either side has begun deallocating, no AutoKVO lock is held while it runs (so
+  /// it may mutate, register, cancel or release anything), and it is released when the
+  /// registration ends.
+  ///
+  /// ```swift
+  /// badge.autoObserve(person, keyPath: \.name, options: [.initial, .new]) { badge, person, change in
+  ///     badge.text = change.newValue ?? ""
+  /// }
+  /// ```
+  ///
+  /// The key path may be a stored ``Observed`` property, a computed property that reads
+  /// `@Observed` properties, or a chain through other observable objects (`\.dog?.name`):
+  /// registration evaluates it and records which `@Observed` properties it reads, and, for
+  /// anything but a stored property, does so again after every change. A key path that reads no
+  /// `@Observed` property, declares no dependency and is not excluded from automatic
+  /// notification is reported as an ``ObservationDiagnostic``: it could only ever notify through
+  /// ``willChangeValue(for:)``.
+  ///
+  /// ## Threads and actors
+  ///
+  /// Where the handler runs depends on where the registration is made, so that a handler never
+  /// runs off the actor its code assumes:
+  ///
+  /// - From nonisolated code, the handler runs synchronously on the thread that mutates
+  ///   `object`, as KVO's do.
+  /// - From the main actor (a `@MainActor` view model), it runs on the main actor: synchronously
+  ///   when the change happens there, otherwise asynchronously through the main queue, in the
+  ///   order of the changes.
+  /// - From another actor, it runs isolated to that actor, asynchronously, in the order of the
+  ///   changes.
+  ///
+  /// The `isolation` parameter records the caller's actor; leave it to its default.
+  ///
+  /// - Parameters:
+  ///   - object: The object to observe. It is not retained.
+  ///   - keyPath: The property to observe.
+  ///   - options: What to deliver; `[.old, .new]` by default. With `.initial`, the handler is
+  ///     called once before this method returns.
+  ///   - isolation: The caller's actor, captured by default; the handler runs there.
+  ///   - file: The file of the call, which diagnostics name; leave it to its default.
+  ///   - line: The line of the call, likewise.
+  ///   - changeHandler: Called with the observer, the object and the change.
+  /// - Returns: A handle you may keep to cancel early, or drop: dropping it does not end the
+  ///   observation.
+  @discardableResult
+  @inlinable
+  public func autoObserve<Object: KeyValueObservable, Value>(
+    _ object: Object,
+    keyPath: KeyPath<Object, Value>,
+    options: ObservationOptions = [.old, .new],
+    isolation: isolated (any Actor)? = #isolation,
+    file: StaticString = #fileID,
+    line: UInt = #line,
+    changeHandler: @escaping (Self, Object, KeyValueChange<Value>) -> Void
+  ) -> KeyValueObservation {
+    register(
+      object, keyPath, options, .resolve(isolation: isolation),
+      adaptedHandler: adaptHandler(changeHandler),
+      site: RegistrationSite(file: file, line: line))
+  }
 
   /// Observes `keyPath` of `object` until this observer or `object` is deallocated, running the
   /// handler on `deliveryQueue`.
@@ -193,46 +190,44 @@ extension KeyValueObservable {
       handler: changeHandler, currentValue: currentValue, accesses: accesses, site: site)
   }
 
-  #if !canImport(ObjectiveC) || canImport(Synchronization)
-    /// Observes `keyPath` of every object in `objects`, as one `autoObserve` call per object: each
-    /// registration ends by itself when its object or this observer is deallocated. KVO's
-    /// `addObserver(_:toObjectsAt:forKeyPath:options:context:)`.
-    ///
-    /// ```swift
-    /// board.autoObserve(team.members, keyPath: \.status) { board, member, change in
-    ///     board.refresh(member)
-    /// }
-    /// ```
-    ///
-    /// The handler runs where the single-object form would run it: on the caller's actor when
-    /// the registration is made from one, otherwise synchronously on the mutating thread.
-    ///
-    /// - Parameters:
-    ///   - objects: The objects to observe. None is retained.
-    ///   - keyPath: The property to observe on each.
-    ///   - options: What to deliver; `[.old, .new]` by default.
-    ///   - isolation: The caller's actor, captured by default; the handler runs there.
-    ///   - file: The file of the call, which diagnostics name; leave it to its default.
-    ///   - line: The line of the call, likewise.
-    ///   - changeHandler: Called with the observer, the object that changed and the change.
-    /// - Returns: One handle per object, in the order of `objects`.
-    @discardableResult
-    @inlinable
-    public func autoObserve<Objects: Sequence, Value>(
-      _ objects: Objects,
-      keyPath: KeyPath<Objects.Element, Value>,
-      options: ObservationOptions = [.old, .new],
-      isolation: isolated (any Actor)? = #isolation,
-      file: StaticString = #fileID,
-      line: UInt = #line,
-      changeHandler: @escaping (Self, Objects.Element, KeyValueChange<Value>) -> Void
-    ) -> [KeyValueObservation] where Objects.Element: KeyValueObservable {
-      let delivery = HandlerDelivery.resolve(isolation: isolation)
-      let handler = adaptHandler(changeHandler)
-      let site = RegistrationSite(file: file, line: line)
-      return objects.map { object in
-        register(object, keyPath, options, delivery, adaptedHandler: handler, site: site)
-      }
+  /// Observes `keyPath` of every object in `objects`, as one `autoObserve` call per object: each
+  /// registration ends by itself when its object or this observer is deallocated. KVO's
+  /// `addObserver(_:toObjectsAt:forKeyPath:options:context:)`.
+  ///
+  /// ```swift
+  /// board.autoObserve(team.members, keyPath: \.status) { board, member, change in
+  ///     board.refresh(member)
+  /// }
+  /// ```
+  ///
+  /// The handler runs where the single-object form would run it: on the caller's actor when
+  /// the registration is made from one, otherwise synchronously on the mutating thread.
+  ///
+  /// - Parameters:
+  ///   - objects: The objects to observe. None is retained.
+  ///   - keyPath: The property to observe on each.
+  ///   - options: What to deliver; `[.old, .new]` by default.
+  ///   - isolation: The caller's actor, captured by default; the handler runs there.
+  ///   - file: The file of the call, which diagnostics name; leave it to its default.
+  ///   - line: The line of the call, likewise.
+  ///   - changeHandler: Called with the observer, the object that changed and the change.
+  /// - Returns: One handle per object, in the order of `objects`.
+  @discardableResult
+  @inlinable
+  public func autoObserve<Objects: Sequence, Value>(
+    _ objects: Objects,
+    keyPath: KeyPath<Objects.Element, Value>,
+    options: ObservationOptions = [.old, .new],
+    isolation: isolated (any Actor)? = #isolation,
+    file: StaticString = #fileID,
+    line: UInt = #line,
+    changeHandler: @escaping (Self, Objects.Element, KeyValueChange<Value>) -> Void
+  ) -> [KeyValueObservation] where Objects.Element: KeyValueObservable {
+    let delivery = HandlerDelivery.resolve(isolation: isolation)
+    let handler = adaptHandler(changeHandler)
+    let site = RegistrationSite(file: file, line: line)
+    return objects.map { object in
+      register(object, keyPath, options, delivery, adaptedHandler: handler, site: site)
     }
-  #endif
+  }
 }
