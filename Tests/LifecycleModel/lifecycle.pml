@@ -377,7 +377,7 @@ proctype Mutator() {
   byte r;
   bit snapshot[NREG];
   /* willPerformAutomaticChange: the property's frozen list of registrations (its
-   * AutomaticChangeSnapshot), held under the registry lock (one more holder on its own count),
+   * PropertySnapshot), held under the registry lock (one more holder on its own count),
    * and it holds each of them until the last holder lets go. */
   lockRegistry(X);
   r = 0;

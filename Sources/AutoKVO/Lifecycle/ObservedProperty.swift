@@ -37,7 +37,7 @@ struct ObservedPropertyIndex: Equatable, Sendable {
 
 /// One ``Observed`` property of one object, as the engine knows it once a registration has read
 /// it: the key path it posts its changes under, and the registrations its sets concern, frozen in
-/// an ``AutomaticChangeSnapshot``, so that a set finds everything it needs there, with no key path
+/// an ``PropertySnapshot``, so that a set finds everything it needs there, with no key path
 /// and no search.
 ///
 /// A record in its object's registry state (`RegistryState/properties`), not an object of its
@@ -53,11 +53,11 @@ struct ObservedProperty {
   let keyPath: AnyKeyPath
 
   /// What a set of the property concerns.
-  private(set) var automaticChanges: AutomaticChanges
+  private(set) var setTargets: SetTargets
 
   /// What a set of the property concerns. It holds no reference count, so that a set copies it
   /// out of the record for nothing.
-  enum AutomaticChanges {
+  enum SetTargets {
     /// The class answered `false` to ``KeyValueObservable/automaticallyNotifiesObservers(for:)``:
     /// no set concerns anyone, whatever registrations come.
     case notAutomatic
@@ -66,14 +66,14 @@ struct ObservedProperty {
     /// No registration is triggered by the property.
     case unconcerned
     /// The registrations, frozen, with the record's hold on the snapshot (see
-    /// ``AutomaticChangeSnapshot``). Dropping it under the registry's lock never releases the
+    /// ``PropertySnapshot``). Dropping it under the registry's lock never releases the
     /// last reference to a sentinel: the registry's list holds each one the snapshot holds, and
     /// the caller of a removal from that list holds the one removed. A set in progress may hold
     /// the snapshot longer; its release then happens outside every lock.
-    case frozen(Unmanaged<AutomaticChangeSnapshot>)
+    case frozen(Unmanaged<PropertySnapshot>)
 
     /// The snapshot, when the registrations are frozen in one.
-    var snapshot: Unmanaged<AutomaticChangeSnapshot>? {
+    var snapshot: Unmanaged<PropertySnapshot>? {
       guard case .frozen(let snapshot) = self else { return nil }
       return snapshot
     }
@@ -84,15 +84,15 @@ struct ObservedProperty {
   /// property and object, as KVO asks once per class and key when the first observer arrives.
   init(keyPath: AnyKeyPath, notifiesAutomatically: Bool) {
     self.keyPath = keyPath
-    automaticChanges = notifiesAutomatically ? .toBeBuilt : .notAutomatic
+    setTargets = notifiesAutomatically ? .toBeBuilt : .notAutomatic
   }
 
   /// Builds the snapshot from `incoming`, the registry's list of registrations, and returns it
-  /// with a hold taken for the caller (see ``RegistryState/automaticChangeSnapshot(ofPropertyAt:)``);
+  /// with a hold taken for the caller (see ``RegistryState/propertySnapshot(ofPropertyAt:)``);
   /// `nil` when no registration is triggered by the property.
-  mutating func buildAutomaticChangeSnapshot(
+  mutating func buildPropertySnapshot(
     from incoming: IncomingSentinels
-  ) -> Unmanaged<AutomaticChangeSnapshot>? {
+  ) -> Unmanaged<PropertySnapshot>? {
     var needsNoticeBeforeChange = false
     var isConcerned = false
     let keyPath = keyPath
@@ -106,13 +106,13 @@ struct ObservedProperty {
       return true
     }
     guard isConcerned else {
-      automaticChanges = .unconcerned
+      setTargets = .unconcerned
       return nil
     }
-    let snapshot = AutomaticChangeSnapshot.make(
+    let snapshot = PropertySnapshot.make(
       keyPath: keyPath, sentinels: sentinels, needsNoticeBeforeChange: needsNoticeBeforeChange)
-    automaticChanges = .frozen(snapshot)
-    snapshot._withUnsafeGuaranteedRef { $0.hold() }
+    setTargets = .frozen(snapshot)
+    snapshot._withUnsafeGuaranteedRef { $0.addHolder() }
     return snapshot
   }
 
@@ -120,7 +120,7 @@ struct ObservedProperty {
   /// triggers changed, is triggered by the property: the next set rebuilds it. A record that
   /// knows nothing yet asks nothing of the sentinel.
   mutating func registrationsChanged(_ sentinel: any ObservedSentinel) {
-    switch automaticChanges {
+    switch setTargets {
     case .notAutomatic, .toBeBuilt: return
     case .unconcerned, .frozen: if sentinel.isTriggered(by: keyPath) { dropSnapshot() }
     }
@@ -129,38 +129,38 @@ struct ObservedProperty {
   /// Forgets what a set concerns: the next set rebuilds it. Gives back the record's hold on its
   /// snapshot, if it has one.
   mutating func dropSnapshot() {
-    if case .notAutomatic = automaticChanges { return }
-    let snapshot = automaticChanges.snapshot
-    automaticChanges = .toBeBuilt
-    if let snapshot { AutomaticChangeSnapshot.letGo(snapshot) }
+    if case .notAutomatic = setTargets { return }
+    let snapshot = setTargets.snapshot
+    setTargets = .toBeBuilt
+    if let snapshot { PropertySnapshot.removeHolder(snapshot) }
   }
 }
 
 extension RegistryState {
   /// The current snapshot of the property at `position` of ``properties``, built if need be, with
-  /// a hold taken for the caller, which gives it back with ``AutomaticChangeSnapshot/letGo(_:)``;
+  /// a hold taken for the caller, which gives it back with ``PropertySnapshot/removeHolder(_:)``;
   /// `nil` when a set of the property concerns no registration: none observes it, or its class
   /// does not notify it automatically. Called under the registry's lock.
   @inline(__always)
-  mutating func automaticChangeSnapshot(
+  mutating func propertySnapshot(
     ofPropertyAt position: Int
-  ) -> Unmanaged<AutomaticChangeSnapshot>? {
-    switch automaticChanges(ofPropertyAt: position) {
+  ) -> Unmanaged<PropertySnapshot>? {
+    switch setTargets(ofPropertyAt: position) {
     case .frozen(let snapshot):
-      snapshot._withUnsafeGuaranteedRef { $0.hold() }
+      snapshot._withUnsafeGuaranteedRef { $0.addHolder() }
       return snapshot
     case .toBeBuilt:
-      return buildAutomaticChangeSnapshot(ofPropertyAt: position)
+      return buildPropertySnapshot(ofPropertyAt: position)
     case .notAutomatic, .unconcerned:
       return nil
     }
   }
 
   /// Whether any property's registrations are frozen in a snapshot.
-  var hasAutomaticChangeSnapshot: Bool {
+  var hasPropertySnapshot: Bool {
     guard !properties.isEmpty else { return false }
-    if automaticChanges(ofPropertyAt: 0).snapshot != nil { return true }
-    return properties.tail.contains { $0.automaticChanges.snapshot != nil }
+    if setTargets(ofPropertyAt: 0).snapshot != nil { return true }
+    return properties.tail.contains { $0.setTargets.snapshot != nil }
   }
 
   /// What a set of the property at `position` concerns, read where the record lies: through the
@@ -168,20 +168,20 @@ extension RegistryState {
   /// record and retain its key path on every observed set. A storage holds a position only once
   /// the record is in the list, which only grows.
   @inline(__always)
-  private func automaticChanges(ofPropertyAt position: Int) -> ObservedProperty.AutomaticChanges {
+  private func setTargets(ofPropertyAt position: Int) -> ObservedProperty.SetTargets {
     guard position != 0 else {
-      return properties.head!.automaticChanges
+      return properties.head!.setTargets
     }
-    return properties.tail[position - 1].automaticChanges
+    return properties.tail[position - 1].setTargets
   }
 
   /// Builds the snapshot: the first set after the registrations changed. Out of line, so that the
   /// sets that find it built inline nothing of this.
   @inline(never)
-  private mutating func buildAutomaticChangeSnapshot(
+  private mutating func buildPropertySnapshot(
     ofPropertyAt position: Int
-  ) -> Unmanaged<AutomaticChangeSnapshot>? {
+  ) -> Unmanaged<PropertySnapshot>? {
     let incoming = incoming
-    return properties[position].buildAutomaticChangeSnapshot(from: incoming)
+    return properties[position].buildPropertySnapshot(from: incoming)
   }
 }

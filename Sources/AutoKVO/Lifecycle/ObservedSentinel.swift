@@ -44,17 +44,17 @@ protocol ObservedSentinel: AnyObject, Sendable {
   /// Called before an automatic set of an `@Observed` property, whose setter will hand the old and
   /// new values to ``didSet(of:_:token:values:)``. `snapshot` holds the property's key path and
   /// the registrations the set concerns.
-  func willSet(of object: AnyObject, _ snapshot: AutomaticChangeSnapshot) -> Any?
+  func willSet(of object: AnyObject, _ snapshot: PropertySnapshot) -> Any?
 
   /// Called after an automatic set, with the values the setter replaced and stored.
   func didSet(
-    of object: AnyObject, _ snapshot: AutomaticChangeSnapshot, token: Any?, values: SetterValues)
+    of object: AnyObject, _ snapshot: PropertySnapshot, token: Any?, values: SetterValues)
 
   /// Called after an automatic set of which no registration was told before, with the values the
   /// setter replaced and stored: ``didSet(of:_:token:values:)`` with no token. A requirement of its
   /// own because it is every set's path: an `Any?` argument, even `nil`, costs each call generic
   /// value-witness calls to destroy it.
-  func didSet(of object: AnyObject, _ snapshot: AutomaticChangeSnapshot, values: SetterValues)
+  func didSet(of object: AnyObject, _ snapshot: PropertySnapshot, values: SetterValues)
 
   /// Called by the owning registry's `deinit`: the observed object is being deallocated.
   func observedObjectIsDeallocating()
@@ -66,17 +66,17 @@ extension ObservedSentinel {
 
   /// A set is a `.setting` change of the property's key path, for a kind that reads the values
   /// itself.
-  func willSet(of object: AnyObject, _ snapshot: AutomaticChangeSnapshot) -> Any? {
+  func willSet(of object: AnyObject, _ snapshot: PropertySnapshot) -> Any? {
     willChange(of: object, .setting(snapshot.keyPath))
   }
 
   func didSet(
-    of object: AnyObject, _ snapshot: AutomaticChangeSnapshot, token: Any?, values: SetterValues
+    of object: AnyObject, _ snapshot: PropertySnapshot, token: Any?, values: SetterValues
   ) {
     didChange(of: object, .setting(snapshot.keyPath), token: token)
   }
 
-  func didSet(of object: AnyObject, _ snapshot: AutomaticChangeSnapshot, values: SetterValues) {
+  func didSet(of object: AnyObject, _ snapshot: PropertySnapshot, values: SetterValues) {
     didSet(of: object, snapshot, token: nil, values: values)
   }
 

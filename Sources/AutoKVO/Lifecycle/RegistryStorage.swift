@@ -108,7 +108,7 @@ struct RegistryReference: @unchecked Sendable, Equatable {  // the storage is gu
       // storage would make the removal copy the whole list. `leaving` keeps every release from
       // them from being the last one. Looked up only when there is a snapshot to drop, so that
       // a teardown with none skips the search.
-      if state.hasAutomaticChangeSnapshot {
+      if state.hasPropertySnapshot {
         guard let leaving = state.incoming.sentinel(of: observation) else { return nil }
         state.properties.updateEach { $0.registrationsChanged(leaving) }
       }

@@ -34,14 +34,14 @@ extension HandlerSentinel {
     didChange(root: root, collection: isCollection ? change : nil, token: token)
   }
 
-  func willSet(of object: AnyObject, _ snapshot: AutomaticChangeSnapshot) -> Any? {
+  func willSet(of object: AnyObject, _ snapshot: PropertySnapshot) -> Any? {
     guard needsNoticeBeforeSet else { return nil }
     return willChange(of: object, .setting(snapshot.keyPath))
   }
 
   func didSet(
     of object: AnyObject,
-    _ snapshot: AutomaticChangeSnapshot,
+    _ snapshot: PropertySnapshot,
     token: Any?,
     values: SetterValues
   ) {
@@ -51,7 +51,7 @@ extension HandlerSentinel {
     deliverSet(of: object, values)
   }
 
-  func didSet(of object: AnyObject, _ snapshot: AutomaticChangeSnapshot, values: SetterValues) {
+  func didSet(of object: AnyObject, _ snapshot: PropertySnapshot, values: SetterValues) {
     guard !rediscovers, values.valueType == Value.self else {
       return didChange(of: object, .setting(snapshot.keyPath), token: nil)
     }

@@ -5,11 +5,11 @@ import _AutoKVOShims
 /// ``ObservationRegistry/didPerformAutomaticChange(of:_:values:)``: opaque to the `@Observed`
 /// setter that carries it, and small enough to travel in registers.
 @usableFromInline
-struct AutomaticChange {
+struct SetInProgress {
   /// The registrations the set concerns, with a hold taken for the set (see
-  /// ``AutomaticChangeSnapshot``), which ``ObservationRegistry/didPerformAutomaticChange(of:_:values:)``
+  /// ``PropertySnapshot``), which ``ObservationRegistry/didPerformAutomaticChange(of:_:values:)``
   /// gives back.
-  let snapshot: Unmanaged<AutomaticChangeSnapshot>
+  let snapshot: Unmanaged<PropertySnapshot>
   /// What each registration answered when told before the set, by position; `nil` while all
   /// answered `nil`, as every registration on exactly the property does unless it sends prior
   /// calls. Retained, and released by ``ObservationRegistry/didPerformAutomaticChange(of:_:values:)``,
@@ -19,7 +19,7 @@ struct AutomaticChange {
 }
 
 /// What the registrations told before an automatic set answered, by position (see
-/// ``AutomaticChange/tokens``).
+/// ``SetInProgress/tokens``).
 @usableFromInline
 final class BeforeChangeTokens {
   let answers: [Any?]
@@ -67,7 +67,7 @@ extension ObservationRegistry {
   func willPerformAutomaticChange(
     of object: AnyObject,
     property: () -> ObservedPropertyIndex
-  ) -> AutomaticChange? {
+  ) -> SetInProgress? {
     lockForProperty()
     return willPerformAutomaticChangeUnlocking(of: object, property())
   }
@@ -112,34 +112,34 @@ extension ObservationRegistry {
   func willPerformAutomaticChangeUnlocking(
     of object: AnyObject,
     _ property: ObservedPropertyIndex
-  ) -> AutomaticChange? {
+  ) -> SetInProgress? {
     let snapshot = property.position.flatMap {
-      automaticChangeSnapshotWhileLocked(ofPropertyAt: $0)
+      propertySnapshotWhileLocked(ofPropertyAt: $0)
     }
     unlockForProperty()
     guard let snapshot else { return nil }
     guard snapshot._withUnsafeGuaranteedRef({ $0.needsNoticeBeforeChange }) else {
-      return AutomaticChange(snapshot: snapshot, tokens: nil)
+      return SetInProgress(snapshot: snapshot, tokens: nil)
     }
     let tokens = willSet(of: object, snapshot.takeUnretainedValue()).map {
       Unmanaged.passRetained(BeforeChangeTokens($0))
     }
-    return AutomaticChange(snapshot: snapshot, tokens: tokens)
+    return SetInProgress(snapshot: snapshot, tokens: tokens)
   }
 
   /// The property's registrations, unless none is concerned or a collection proxy on this thread
   /// is mutating the property (the proxy notifies its own change).
   @inline(__always)
-  private func automaticChangeSnapshotWhileLocked(
+  private func propertySnapshotWhileLocked(
     ofPropertyAt position: Int
-  ) -> Unmanaged<AutomaticChangeSnapshot>? {
+  ) -> Unmanaged<PropertySnapshot>? {
     let state = stateWhileLocked
     if !state.pointee.suppressedKeyPaths.isEmpty
       && isSuppressedOnThisThreadWhileLocked(state.pointee.properties[position].keyPath)
     {
       return nil
     }
-    return state.pointee.automaticChangeSnapshot(ofPropertyAt: position)
+    return state.pointee.propertySnapshot(ofPropertyAt: position)
   }
 
   /// Whether this thread is mutating the property at `keyPath` through a collection proxy. Out of
@@ -153,7 +153,7 @@ extension ObservationRegistry {
   /// Tells the registrations of `snapshot` that the property is about to change, and returns what
   /// each answered, by position: `nil` while all answered `nil`. A registration made by a handler
   /// from now on is not notified of this change: the snapshot is taken.
-  private func willSet(of object: AnyObject, _ snapshot: AutomaticChangeSnapshot) -> [Any?]? {
+  private func willSet(of object: AnyObject, _ snapshot: PropertySnapshot) -> [Any?]? {
     var tokens: [Any?]?
     snapshot.sentinels.forEachElementAndPosition { sentinel, position in
       if let sentinel, let token = sentinel.willSet(of: object, snapshot) {
@@ -171,7 +171,7 @@ extension ObservationRegistry {
   @usableFromInline
   func didPerformAutomaticChange(
     of object: AnyObject,
-    _ change: AutomaticChange,
+    _ change: SetInProgress,
     values: SetterValues
   ) {
     if let tokens = change.tokens {
@@ -180,7 +180,7 @@ extension ObservationRegistry {
     change.snapshot._withUnsafeGuaranteedRef { snapshot in
       didPerformAutomaticChange(of: object, snapshot, values: values)
     }
-    AutomaticChangeSnapshot.letGo(change.snapshot)
+    PropertySnapshot.removeHolder(change.snapshot)
   }
 
   /// Lends each registration of `snapshot` the values, for a set none of whose registrations was
@@ -188,7 +188,7 @@ extension ObservationRegistry {
   @inline(__always)
   private func didPerformAutomaticChange(
     of object: AnyObject,
-    _ snapshot: AutomaticChangeSnapshot,
+    _ snapshot: PropertySnapshot,
     values: SetterValues
   ) {
     // The first registration is called through a `switch` on the snapshot's immutable storage,
@@ -210,7 +210,7 @@ extension ObservationRegistry {
   @inline(never)
   private func didPerformAutomaticChange(
     of object: AnyObject,
-    _ snapshot: Unmanaged<AutomaticChangeSnapshot>,
+    _ snapshot: Unmanaged<PropertySnapshot>,
     tokens: Unmanaged<BeforeChangeTokens>,
     values: SetterValues
   ) {
@@ -220,7 +220,7 @@ extension ObservationRegistry {
         sentinel?.didSet(of: object, snapshot, token: tokens[position], values: values)
       }
     }
-    AutomaticChangeSnapshot.letGo(snapshot)
+    PropertySnapshot.removeHolder(snapshot)
   }
 
 }

@@ -130,7 +130,7 @@ public struct Observed<Value> {
   static func didPerformAutomaticChange(
     _ registry: ObservationRegistry,
     _ object: AnyObject,
-    _ change: AutomaticChange,
+    _ change: SetInProgress,
     oldValue: inout Value,
     newValue: inout Value
   ) {

@@ -17,7 +17,7 @@ import _AutoKVOShims
 // registry's lock; what it holds is a key path (an immutable object the standard library does not
 // mark Sendable) and Sendable sentinels.
 @usableFromInline
-final class AutomaticChangeSnapshot: @unchecked Sendable {
+final class PropertySnapshot: @unchecked Sendable {
   /// How many hold the snapshot. Only accessed atomically, through `holdersWord`, the address of
   /// the first stored property: it must stay first. 32 bits, so that `needsNoticeBeforeChange`
   /// shares its word and the object stays small.
@@ -42,7 +42,7 @@ final class AutomaticChangeSnapshot: @unchecked Sendable {
     self.sentinels = sentinels
     assert(
       withUnsafeMutablePointer(to: &holders) { $0 == holdersWord },
-      "holders must be the first stored property of AutomaticChangeSnapshot")
+      "holders must be the first stored property of PropertySnapshot")
   }
 
   /// A new snapshot, with one hold: its property's.
@@ -50,9 +50,9 @@ final class AutomaticChangeSnapshot: @unchecked Sendable {
     keyPath: AnyKeyPath,
     sentinels: InlineFirstArray<(any ObservedSentinel)?>,
     needsNoticeBeforeChange: Bool
-  ) -> Unmanaged<AutomaticChangeSnapshot> {
+  ) -> Unmanaged<PropertySnapshot> {
     .passRetained(
-      AutomaticChangeSnapshot(
+      PropertySnapshot(
         keyPath: keyPath, sentinels: sentinels, needsNoticeBeforeChange: needsNoticeBeforeChange))
   }
 
@@ -64,15 +64,15 @@ final class AutomaticChangeSnapshot: @unchecked Sendable {
 
   /// Takes one more hold, for a set. Called by a holder, the property, under its registry's lock.
   @inline(__always)
-  func hold() {
+  func addHolder() {
     _ = autokvo_atomic_add32(holdersWord, 1)
   }
 
   /// Gives back one hold; the last one releases the snapshot. Released by a set, outside every
   /// lock, it may release the last reference to a sentinel; released by its property, under the
-  /// registry's lock, never (see ``ObservedProperty``'s `AutomaticChanges`).
+  /// registry's lock, never (see ``ObservedProperty``'s `SetTargets`).
   @inline(__always)
-  static func letGo(_ snapshot: Unmanaged<AutomaticChangeSnapshot>) {
+  static func removeHolder(_ snapshot: Unmanaged<PropertySnapshot>) {
     let remaining = snapshot._withUnsafeGuaranteedRef { autokvo_atomic_add32($0.holdersWord, -1) }
     if remaining == 0 { snapshot.release() }
   }

@@ -6,7 +6,7 @@ import Testing
 /// shared by later ones until the list changes; these tests change the list between sets in every
 /// way a registration can begin or end, and check each set against the registrations live then.
 @Suite("A property's frozen list of registrations: every set reaches exactly the live ones")
-struct AutomaticChangeSnapshotTests {
+struct PropertySnapshotTests {
   /// Registers `watcher` on `person.age`; the handler logs `label` with the old and new values
   /// (and `prior` for a prior call), and holds a token of `handlers` for as long as it lives.
   @discardableResult
@@ -239,17 +239,17 @@ struct AutomaticChangeSnapshotTests {
   )
   func holdersFreeTheListExactlyOnce() {
     for sets in 0..<3 {
-      let snapshot = AutomaticChangeSnapshot.make(
+      let snapshot = PropertySnapshot.make(
         keyPath: \Person.age, sentinels: InlineFirstArray(), needsNoticeBeforeChange: false)
       weak let list = snapshot.takeUnretainedValue()
       for _ in 0..<sets {
-        snapshot._withUnsafeGuaranteedRef { $0.hold() }
+        snapshot._withUnsafeGuaranteedRef { $0.addHolder() }
       }
       for given in 0..<sets {
-        AutomaticChangeSnapshot.letGo(snapshot)
+        PropertySnapshot.removeHolder(snapshot)
         #expect(list != nil, "freed after \(given + 1) of \(sets + 1) holds were given back")
       }
-      AutomaticChangeSnapshot.letGo(snapshot)
+      PropertySnapshot.removeHolder(snapshot)
       #expect(list == nil, "not freed when the last of \(sets + 1) holds was given back")
     }
   }
