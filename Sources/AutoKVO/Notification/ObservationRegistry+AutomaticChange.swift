@@ -53,8 +53,8 @@ extension ObservationRegistry {
   @inlinable
   @inline(__always)
   func withPropertyLock<Result>(_ body: () -> Result) -> Result {
-    lockForProperty()
-    defer { unlockForProperty() }
+    lock.lock()
+    defer { lock.unlock() }
     return body()
   }
 
@@ -68,21 +68,8 @@ extension ObservationRegistry {
     of object: AnyObject,
     property: () -> ObservedPropertyIndex
   ) -> SetInProgress? {
-    lockForProperty()
-    return willPerformAutomaticChangeUnlocking(of: object, property())
-  }
-
-  /// Takes this registry's lock for a setter's inlined read of its property; inlined into the
-  /// setter so that taking the lock is one call.
-  @inlinable
-  @inline(__always)
-  func lockForProperty() {
     lock.lock()
-  }
-
-  @usableFromInline
-  func unlockForProperty() {
-    lock.unlock()
+    return willPerformAutomaticChangeUnlocking(of: object, property())
   }
 
   /// A new ``ObservedProperty`` for the property declared at `keyPath`, kept by this registry for
@@ -116,7 +103,7 @@ extension ObservationRegistry {
     let snapshot = property.position.flatMap {
       propertySnapshotWhileLocked(ofPropertyAt: $0)
     }
-    unlockForProperty()
+    lock.unlock()
     guard let snapshot else { return nil }
     guard snapshot._withUnsafeGuaranteedRef({ $0.needsNoticeBeforeChange }) else {
       return SetInProgress(snapshot: snapshot, tokens: nil)
