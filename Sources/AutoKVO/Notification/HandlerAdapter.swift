@@ -126,23 +126,16 @@ struct CollectionInput {
 /// A change handler behind its adapter (``adaptHandler(_:)``): called with the observer and the
 /// observed object, and the change as the engine has it.
 ///
-/// Its objects are `AnyObject`, not the registration's generic types: the sentinel, which runs
-/// unspecialized, would call a closure of a generic function type through a reabstraction thunk,
-/// a call more on every delivery. The adapter, made where the types are known, casts them back
-/// without a check.
 @usableFromInline
-typealias AdaptedHandler = (AnyObject, AnyObject, HandlerInput) -> Void
+typealias AdaptedHandler<Observer, Object> = (Observer, Object, HandlerInput) -> Void
 
 /// Wraps a change handler so that it takes a ``HandlerInput``. Inlined into the module that calls
-/// `autoObserve`, the wrapper is specialized there. `Observer` and `Object` are the classes the
-/// sentinel is registered for, and it calls the wrapper with those objects only.
+/// `autoObserve`, the wrapper is specialized there.
 @inlinable
 func adaptHandler<Observer: AnyObject, Object: AnyObject, Value>(
   _ handler: @escaping (Observer, Object, KeyValueChange<Value>) -> Void
-) -> AdaptedHandler {
+) -> AdaptedHandler<Observer, Object> {
   { observer, object, input in
-    let observer = unsafeDowncast(observer, to: Observer.self)
-    let object = unsafeDowncast(object, to: Object.self)
     // One call of the handler per kind of input, each with its own change, so that a set pays
     // for none of the collection case's code; and so that the set's change, whose indexes are
     // known to be `nil`, is not released as if they might not be, and the adapter keeps only

@@ -18,7 +18,7 @@ extension HandlerSentinel {
     keyPath: KeyPath<Object, Value>,
     options: ObservationOptions,
     delivery: HandlerDelivery,
-    handler: @escaping AdaptedHandler,
+    handler: @escaping AdaptedHandler<Observer, Object>,
     currentValue: Value,
     accesses: [DependencyRecorder.Access],
     site: RegistrationSite?

@@ -35,10 +35,8 @@ final class HandlerSentinel<Observer: AnyObject, Object: KeyValueObservable, Val
   let rootReference: ObjectReference
 
   /// The observer, retained, unless its deallocation has begun. Inlined: every delivery asks.
-  /// As `AnyObject`, what the handler takes (see ``AdaptedHandler``): an `Observer` upcast at the
-  /// call would cost every delivery a retain and a release.
-  var observer: AnyObject? {
-    @inline(__always) get { observerReference.load(as: AnyObject.self) }
+  var observer: Observer? {
+    @inline(__always) get { observerReference.load(as: Observer.self) }
   }
 
   /// The observed object, retained, unless its deallocation has begun.
@@ -48,7 +46,7 @@ final class HandlerSentinel<Observer: AnyObject, Object: KeyValueObservable, Val
   let options: ObservationOptions
   /// The user's handler behind an adapter that builds the change (see `HandlerInput`), called
   /// with the observer and the object.
-  let handler: AdaptedHandler
+  let handler: AdaptedHandler<Observer, Object>
 
   /// What only some registrations need, out of line: `nil` for a handler that runs synchronously
   /// on a single stored property, the common case, whose sentinel then stays small.
@@ -93,7 +91,7 @@ final class HandlerSentinel<Observer: AnyObject, Object: KeyValueObservable, Val
     options: ObservationOptions,
     dependencies: borrowing Dependencies,
     delivery: borrowing HandlerDelivery,
-    handler: @escaping AdaptedHandler
+    handler: @escaping AdaptedHandler<Observer, Object>
   ) {
     observation = KeyValueObservation()
     primaryKeyPath = dependencies.postedKeyPath

@@ -145,7 +145,7 @@ extension KeyValueObservable {
     _ keyPath: KeyPath<Object, Value>,
     _ options: ObservationOptions,
     _ delivery: HandlerDelivery,
-    adaptedHandler changeHandler: @escaping AdaptedHandler,
+    adaptedHandler changeHandler: @escaping AdaptedHandler<Self, Object>,
     site: RegistrationSite?
   ) -> KeyValueObservation {
     let (currentValue, accesses) = DependencyRecorder.evaluate(keyPath, on: object)
@@ -167,7 +167,7 @@ extension KeyValueObservable {
     _ keyPath: KeyPath<Object, Value>,
     _ options: ObservationOptions,
     _ delivery: HandlerDelivery,
-    adaptedHandler changeHandler: @escaping AdaptedHandler,
+    adaptedHandler changeHandler: @escaping AdaptedHandler<Self, Object>,
     currentValue: Value,
     accesses: [DependencyRecorder.Access],
     site: RegistrationSite?,
