@@ -129,10 +129,7 @@ extension ObservationRegistry {
     return state.pointee.propertySnapshot(ofPropertyAt: position)
   }
 
-  /// Whether this thread is mutating the property at `keyPath` through a collection proxy. Out of
-  /// line, so that a set with an observer reserves no stack frame and saves no registers to copy
-  /// the registry's state for a check that is rarely needed.
-  @inline(never)
+  /// Whether this thread is mutating the property at `keyPath` through a collection proxy.
   private func isSuppressedOnThisThreadWhileLocked(_ keyPath: AnyKeyPath) -> Bool {
     stateWhileLocked.pointee.isSuppressed(keyPath, on: autokvo_thread_identity())
   }
@@ -192,9 +189,7 @@ extension ObservationRegistry {
   }
 
   /// ``didPerformAutomaticChange(of:_:values:)`` for a set whose registrations answered before it,
-  /// handing each its answer. Out of line, so that sets whose registrations answered nothing
-  /// carry none of its frame and saved registers.
-  @inline(never)
+  /// handing each its answer.
   private func didPerformAutomaticChange(
     of object: AnyObject,
     _ snapshot: Unmanaged<PropertySnapshot>,
