@@ -12,7 +12,9 @@ import _AutoKVOShims
 /// snapshot is its current one, and each set delivering from it. A set takes a hold under the
 /// registry's lock and gives it back when its delivery ends; whoever gives back the last hold
 /// releases the snapshot. The count is an atomic add inlined into the set's path, which spares
-/// every set a retain and a release of the object, two calls into the runtime.
+/// every set a retain and a release of the object, two calls into the runtime. For the same
+/// reason the set's path reaches the snapshot through `Unmanaged._withUnsafeGuaranteedRef`: the
+/// hold keeps it alive, and a borrowed reference costs no retain.
 // @unchecked Sendable: immutable but for `holders`, which is atomic, and published under the
 // registry's lock; what it holds is a key path (an immutable object the standard library does not
 // mark Sendable) and Sendable sentinels.

@@ -51,6 +51,8 @@ extension HandlerSentinel {
     deliverSet(of: object, values)
   }
 
+  /// The token form with no token, spelled out rather than forwarding: forwarding would pass an
+  /// `Any?`, whose destruction costs every set generic value-witness calls.
   func didSet(of object: AnyObject, _ snapshot: PropertySnapshot, values: SetterValues) {
     guard !rediscovers, values.valueType == Value.self else {
       return didChange(of: object, .setting(snapshot.keyPath), token: nil)
