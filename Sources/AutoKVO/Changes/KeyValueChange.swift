@@ -55,7 +55,6 @@ extension KeyValueChange {
   /// A change of `kind` with nothing else set yet. Assigning the fields one by one lets the
   /// engine's unspecialized code build a change without optional temporaries, each of which would
   /// cost a run-time metadata look-up.
-  @inline(__always)
   init(kind: ChangeKind) {
     self.kind = kind
     oldValue = nil

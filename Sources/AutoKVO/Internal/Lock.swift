@@ -50,7 +50,6 @@ struct Lock: @unchecked Sendable {  // a pointer to a lock built for cross-threa
   }
 
   /// Runs `body` with the lock held. `body` must never call user code.
-  @inline(__always)
   func withLock<Result>(_ body: () throws -> Result) rethrows -> Result {
     autokvo_lock_lock(pointer)
     defer { autokvo_lock_unlock(pointer) }

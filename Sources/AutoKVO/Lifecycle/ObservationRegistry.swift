@@ -139,7 +139,6 @@ public final class ObservationRegistry: @unchecked Sendable {  // `state` is gua
   }
 
   /// Runs `body` on the registry's state under its lock. `body` must not call user code.
-  @inline(__always)
   func withState<Result>(_ body: (inout RegistryState) -> Result) -> Result {
     let state = state
     return lock.withLock { body(&state.pointee) }

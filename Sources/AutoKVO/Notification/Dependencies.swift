@@ -127,7 +127,6 @@ struct Dependencies {
   /// one property the evaluation read, declares the property `keyPath` names through a subclass.
   /// Out of line: its `as? Value` needs the metadata of `Value?`, which the compiler would
   /// otherwise look up at run time on every registration, before the common case's comparison.
-  @inline(never)
   private static func inheritedDeclaredKeyPath<Object: KeyValueObservable, Value>(
     of keyPath: KeyPath<Object, Value>,
     on object: Object,

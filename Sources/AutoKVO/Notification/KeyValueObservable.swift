@@ -95,21 +95,18 @@ extension KeyValueObservable {
   /// Does nothing: a class that does not conform to Observation's `Observable` is not tracked by
   /// it, and its reads cost nothing more.
   @inlinable
-  @inline(__always)
   public static func _swiftObservationAccess<Object, Value>(
     _ object: Object, keyPath: KeyPath<Object, Value>
   ) {}
 
   /// Does nothing; see ``_swiftObservationAccess(_:keyPath:)-(Self,_)``.
   @inlinable
-  @inline(__always)
   public static func _swiftObservationWillSet<Object, Value>(
     _ object: Object, keyPath: KeyPath<Object, Value>
   ) {}
 
   /// Does nothing; see ``_swiftObservationAccess(_:keyPath:)-(Self,_)``.
   @inlinable
-  @inline(__always)
   public static func _swiftObservationDidSet<Object, Value>(
     _ object: Object, keyPath: KeyPath<Object, Value>
   ) {}

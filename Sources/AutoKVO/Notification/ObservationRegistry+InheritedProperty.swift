@@ -9,7 +9,6 @@ struct InheritedCandidate {
 extension ObservationRegistry {
   /// Confirms each candidate outside the lock, by reading the object, and tells those that name
   /// the changed property under their own key path.
-  @inline(never)
   func willChange(
     of object: AnyObject,
     _ descriptor: ChangeDescriptor,
@@ -27,8 +26,6 @@ extension ObservationRegistry {
     }
     return notifications.isEmpty ? nil : notifications
   }
-
-  @inline(never)
   func didChange(
     of object: AnyObject,
     _ descriptor: ChangeDescriptor,

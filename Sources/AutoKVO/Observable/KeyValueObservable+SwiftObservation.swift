@@ -13,7 +13,6 @@
     /// made inside `withObservationTracking`'s `apply` closure (or a SwiftUI view's `body`).
     /// Implementation detail; see ``KeyValueObservable/_swiftObservationAccess(_:keyPath:)``.
     @inlinable
-    @inline(__always)
     public static func _swiftObservationAccess<Object, Value>(
       _ object: Object, keyPath: KeyPath<Object, Value>
     ) {
@@ -26,7 +25,6 @@
     /// Tells Observation that the property at `keyPath` is about to be set: its `onChange`
     /// closures run now, before the value is stored. Implementation detail.
     @inlinable
-    @inline(__always)
     public static func _swiftObservationWillSet<Object, Value>(
       _ object: Object, keyPath: KeyPath<Object, Value>
     ) {
@@ -35,7 +33,6 @@
 
     /// Tells Observation that the property at `keyPath` was set. Implementation detail.
     @inlinable
-    @inline(__always)
     public static func _swiftObservationDidSet<Object, Value>(
       _ object: Object, keyPath: KeyPath<Object, Value>
     ) {
@@ -45,7 +42,6 @@
     /// Tells the object's registrar of a set, if a read has made it: until then no tracking can
     /// concern the object. `phase` is a constant where this is inlined.
     @inlinable
-    @inline(__always)
     static func tell<Object, Value>(
       _ phase: SwiftObservationPhase, _ object: Object, _ keyPath: KeyPath<Object, Value>
     ) {
@@ -63,7 +59,6 @@
     /// accessor both casts are folded away; they fail, and nothing is reported, only for a caller
     /// that breaks that rule.
     @inlinable
-    @inline(__always)
     static func bridged<Object, Value>(
       _ object: Object, _ keyPath: KeyPath<Object, Value>
     ) -> (Self, KeyPath<Self, Value>)? {

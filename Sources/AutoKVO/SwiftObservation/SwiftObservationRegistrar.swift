@@ -24,7 +24,6 @@ import _AutoKVOShims
     /// The registrar Swift's Observation tracks this registry's object through, made on first
     /// use. Unretained: the registry keeps it for the life of its object, which the caller holds.
     @inlinable
-    @inline(__always)
     var swiftObservationRegistrar: Unmanaged<SwiftObservationRegistrar> {
       existingSwiftObservationRegistrar ?? makeSwiftObservationRegistrar()
     }
@@ -32,7 +31,6 @@ import _AutoKVOShims
     /// The registrar, if a read that Observation could have tracked made it; `nil` otherwise, and
     /// then no tracking can concern the object: a tracking knows an object only through a read.
     @inlinable
-    @inline(__always)
     var existingSwiftObservationRegistrar: Unmanaged<SwiftObservationRegistrar>? {
       // Acquire: pairs with the compare-and-swap that published the registrar, so that its
       // contents are visible to a thread that finds it.
@@ -44,7 +42,6 @@ import _AutoKVOShims
     /// Makes the registrar and publishes it, unless another thread did first: then that one is
     /// kept, and this one released. Out of line: once per object.
     @usableFromInline
-    @inline(never)
     func makeSwiftObservationRegistrar() -> Unmanaged<SwiftObservationRegistrar> {
       let made = Unmanaged.passRetained(SwiftObservationRegistrar())
       let address = Int(bitPattern: made.toOpaque())
