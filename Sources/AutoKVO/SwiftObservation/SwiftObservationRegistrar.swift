@@ -40,7 +40,7 @@ import _AutoKVOShims
     }
 
     /// Makes the registrar and publishes it, unless another thread did first: then that one is
-    /// kept, and this one released. Out of line: once per object.
+    /// kept, and this one released. Called once per object, by its first tracked read.
     @usableFromInline
     func makeSwiftObservationRegistrar() -> Unmanaged<SwiftObservationRegistrar> {
       let made = Unmanaged.passRetained(SwiftObservationRegistrar())
