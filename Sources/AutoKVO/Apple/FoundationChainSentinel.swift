@@ -22,11 +22,9 @@ final class FoundationChainSentinel<Observer: AnyObject, Root: AnyObject, Value>
 {
   let observation = KeyValueObservation()
 
-  /// Both sides, held as the handler's sentinel holds them (see `ObjectReference`).
-  private let observerReference: ObjectReference
-  private let rootReference: ObjectReference
-  private var observer: Observer? { observerReference.load(as: Observer.self) }
-  private var root: Root? { rootReference.load(as: Root.self) }
+  /// Both sides, and the check every delivery passes, as for the handler's sentinel.
+  private let gate: DeliveryGate
+  private var root: Root? { gate.loadRoot(as: Root.self) }
 
   private let head: ChainHead<Root>
   private let keys: [String]
@@ -51,8 +49,7 @@ final class FoundationChainSentinel<Observer: AnyObject, Root: AnyObject, Value>
     evaluate: @escaping (Root) -> Value,
     handler: @escaping (Observer, Root, KeyValueChange<Value>) -> Void
   ) {
-    observerReference = ObjectReference(observer)
-    rootReference = ObjectReference(root)
+    gate = DeliveryGate(observer: observer, root: root)
     self.head = head
     self.keys = keys
     self.options = options
@@ -67,8 +64,7 @@ final class FoundationChainSentinel<Observer: AnyObject, Root: AnyObject, Value>
     for link in links {
       link.observation.end(.cancelled)
     }
-    observerReference.release()
-    rootReference.release()
+    gate.release()
   }
 
   /// Registers `handler` for the changes of the value `keys` reach from `root`, after `head`, and
@@ -254,9 +250,6 @@ final class FoundationChainSentinel<Observer: AnyObject, Root: AnyObject, Value>
   }
 
   private func deliverNow(_ change: KeyValueChange<Value>) {
-    // Checked per call: nothing is delivered after cancel() returned, nor to either side once its
-    // deallocation has begun.
-    guard observation.isActive, let observer, let root else { return }
-    handler(observer, root, change)
+    gate.open(observation) { observer, root in handler(observer, root, change) }
   }
 }

@@ -12,7 +12,9 @@
 /// so that the notifier sees one type per payload: `deliverNow` loads both sides from weak
 /// references (a weak load answers `nil` from the moment a deallocation begins, on any thread) and
 /// calls the handler; `detach` hands the object to `detachFromLiveObject` when the sentinel is
-/// released while the object is alive. Neither closure captures the sentinel.
+/// released while the object is alive. Neither closure captures the sentinel, and a delivery
+/// scheduled on a queue captures only `deliverNow`: it may run after the sentinel is gone, which
+/// only weak references outlive, so this sentinel does not use a ``DeliveryGate``.
 // @unchecked Sendable: immutable; the handler runs where `delivery` says.
 final class FoundationSentinel<Payload>: ObservedSentinel, @unchecked Sendable {
   let observation: KeyValueObservation

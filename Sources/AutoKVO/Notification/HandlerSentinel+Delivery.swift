@@ -68,16 +68,14 @@ extension HandlerSentinel {
     }
     // Only raw pointers and the value type's identity are handled here: this code runs
     // unspecialized, and the handler's adapter builds the change where it is specialized. The
-    // setter holds `object`, the root, strongly for the whole call: it is handed on as it is,
-    // unless its deallocation has begun (a set inside its `deinit`), without a retain.
-    guard observation.isActive, !rootReference.isDeallocating(object), let observer else {
-      return
-    }
+    // setter holds `object`, the root, strongly for the whole call.
     let root = unsafeDowncast(object, to: Object.self)
-    let input = HandlerInput(
-      oldValue: options.contains(.old) ? values.oldValue : nil,
-      newValue: options.contains(.new) ? values.newValue : nil)
-    handler(observer, root, input)
+    gate.open(observation, holding: root) { observer, root in
+      let input = HandlerInput(
+        oldValue: options.contains(.old) ? values.oldValue : nil,
+        newValue: options.contains(.new) ? values.newValue : nil)
+      handler(observer, root, input)
+    }
   }
 
   /// Schedules the delivery of a set's change on the registration's queue or actor. The values
@@ -148,11 +146,12 @@ extension HandlerSentinel {
   /// For a registration delivered synchronously that does not rediscover its dependencies;
   /// `oldElements` is what `willChange` returned, the elements or the old value, boxed.
   func deliverCollection(_ collection: ChangeDescriptor, oldElements: Any?) {
-    guard observation.isActive, let observer, let object = root else { return }
-    let input = CollectionInput(
-      kind: collection.kind, indexes: collection.indexes, oldElements: oldElements,
-      newElements: options.contains(.new) ? collection.newElements : nil)
-    withUnsafePointer(to: input) { handler(observer, object, HandlerInput(collection: $0)) }
+    gate.open(observation) { observer, object in
+      let input = CollectionInput(
+        kind: collection.kind, indexes: collection.indexes, oldElements: oldElements,
+        newElements: options.contains(.new) ? collection.newElements : nil)
+      withUnsafePointer(to: input) { handler(observer, object, HandlerInput(collection: $0)) }
+    }
   }
 
   /// Fills in the new value of a key path whose dependencies are discovered again after every
@@ -190,10 +189,8 @@ extension HandlerSentinel {
 
   @inline(__always)
   func deliverNow(_ change: KeyValueChange<Value>) {
-    // Checked per call, not per snapshot: an earlier handler in the same change may have
-    // cancelled this registration, and nothing may be delivered after cancel() returns. Neither
-    // side may have begun deallocating: both references answer `nil` from then on.
-    guard observation.isActive, let observer, let object = root else { return }
-    withUnsafePointer(to: change) { handler(observer, object, HandlerInput(change: $0)) }
+    gate.open(observation) { observer, object in
+      withUnsafePointer(to: change) { handler(observer, object, HandlerInput(change: $0)) }
+    }
   }
 }

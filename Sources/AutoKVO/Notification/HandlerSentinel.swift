@@ -22,25 +22,17 @@ final class HandlerSentinel<Observer: AnyObject, Object: KeyValueObservable, Val
 
   let primaryKeyPath: AnyKeyPath?
 
-  /// Notification must never reach an observer that is being deallocated, possibly on another
-  /// thread; the reference yields `nil` from the moment its `deinit` begins (see
-  /// `ObjectReference`).
-  let observerReference: ObjectReference
+  /// Both sides, and the check every delivery passes. Notification must never reach an observer
+  /// that is being deallocated, possibly on another thread; nor may it hand over the observed
+  /// object once its deallocation has begun: a set made inside the object's own `deinit`, or a
+  /// registration made there with `.initial`, must not give the dying object to a handler, which
+  /// could keep it past its deallocation. The object's registry, and with it this registration,
+  /// outlives the object's `deinit` body, so the registration alone cannot tell.
+  let gate: DeliveryGate
 
-  /// The observed object, held the same way: a set made inside the observed object's own
-  /// `deinit`, or a registration made there with `.initial`, must not hand the dying object to a
-  /// handler, which could keep it past its deallocation; the object's registry, and with it this
-  /// registration, outlives the object's `deinit` body, so the registration alone cannot tell.
-  /// Also the root from which a change a chain link forwards re-reads the key path.
-  let rootReference: ObjectReference
-
-  /// The observer, retained, unless its deallocation has begun. Inlined: every delivery asks.
-  var observer: Observer? {
-    @inline(__always) get { observerReference.load(as: Observer.self) }
-  }
-
-  /// The observed object, retained, unless its deallocation has begun.
-  var root: Object? { rootReference.load(as: Object.self) }
+  /// The observed object, retained, unless its deallocation has begun: the root from which a
+  /// change a chain link forwards re-reads the key path.
+  var root: Object? { gate.loadRoot(as: Object.self) }
 
   let keyPath: KeyPath<Object, Value>
   let options: ObservationOptions
@@ -95,8 +87,7 @@ final class HandlerSentinel<Observer: AnyObject, Object: KeyValueObservable, Val
   ) {
     observation = KeyValueObservation()
     primaryKeyPath = dependencies.postedKeyPath
-    observerReference = ObjectReference(copy observer)
-    rootReference = ObjectReference(copy root)
+    gate = DeliveryGate(observer: copy observer, root: copy root)
     self.keyPath = keyPath
     self.options = options
     // Extra triggers imply rediscovery (`Dependencies.needsRediscovery`).
@@ -116,8 +107,7 @@ final class HandlerSentinel<Observer: AnyObject, Object: KeyValueObservable, Val
     for link in coldState?.links ?? [] {
       link.observation.end(.cancelled)
     }
-    observerReference.release()
-    rootReference.release()
+    gate.release()
   }
 
   func isTriggered(by keyPath: AnyKeyPath) -> Bool {
