@@ -53,6 +53,7 @@ struct DeliveryGate {
   }
 
   /// Gives back both references. Called once, by the owner's `deinit`.
+  @inline(__always)
   func release() {
     observer.release()
     root.release()
