@@ -60,7 +60,7 @@ extension KeyValueObservable {
     line: UInt = #line,
     changeHandler: @escaping (Self, Object, KeyValueChange<Value>) -> Void
   ) -> KeyValueObservation {
-    register(
+    registerAdapted(
       object, keyPath, options, .resolve(isolation: isolation),
       adaptedHandler: adaptHandler(changeHandler),
       site: RegistrationSite(file: file, line: line))
@@ -116,7 +116,7 @@ extension KeyValueObservable {
     line: UInt = #line,
     changeHandler: @escaping (Self, Object, KeyValueChange<Value>) -> Void
   ) -> KeyValueObservation {
-    register(
+    registerAdapted(
       object, keyPath, options, .resolve(queue: deliveryQueue),
       adaptedHandler: adaptHandler(changeHandler),
       site: RegistrationSite(file: file, line: line))
@@ -132,7 +132,7 @@ extension KeyValueObservable {
     _ changeHandler: @escaping (Self, Object, KeyValueChange<Value>) -> Void,
     site: RegistrationSite? = nil
   ) -> KeyValueObservation {
-    register(
+    registerAdapted(
       object, keyPath, options, delivery, adaptedHandler: adaptHandler(changeHandler), site: site)
   }
 
@@ -140,7 +140,7 @@ extension KeyValueObservable {
   /// `autoObserve` does. Inlinable, so that the key path is evaluated in the caller's module (see
   /// ``DependencyRecorder/evaluate(_:on:)``).
   @inlinable
-  func register<Object: KeyValueObservable, Value>(
+  func registerAdapted<Object: KeyValueObservable, Value>(
     _ object: Object,
     _ keyPath: KeyPath<Object, Value>,
     _ options: ObservationOptions,
@@ -149,7 +149,7 @@ extension KeyValueObservable {
     site: RegistrationSite?
   ) -> KeyValueObservation {
     let (currentValue, accesses) = DependencyRecorder.evaluate(keyPath, on: object)
-    return register(
+    return registerEvaluated(
       object, keyPath, options, delivery, adaptedHandler: changeHandler,
       currentValue: currentValue, accesses: accesses, site: site,
       sentinelType: HandlerSentinel<Self, Object, Value>.self)
@@ -162,7 +162,7 @@ extension KeyValueObservable {
   /// which runs unspecialized, a tuple of a generic type costs a run-time metadata look-up. So
   /// would naming the sentinel's generic type here: the caller names it, where it is specialized.
   @usableFromInline
-  func register<Object: KeyValueObservable, Value>(
+  func registerEvaluated<Object: KeyValueObservable, Value>(
     _ object: Object,
     _ keyPath: KeyPath<Object, Value>,
     _ options: ObservationOptions,
@@ -227,7 +227,7 @@ extension KeyValueObservable {
     let handler = adaptHandler(changeHandler)
     let site = RegistrationSite(file: file, line: line)
     return objects.map { object in
-      register(object, keyPath, options, delivery, adaptedHandler: handler, site: site)
+      registerAdapted(object, keyPath, options, delivery, adaptedHandler: handler, site: site)
     }
   }
 }

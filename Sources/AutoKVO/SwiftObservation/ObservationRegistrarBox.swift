@@ -12,7 +12,7 @@ import _AutoKVOShims
   /// exist.
   @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
   @usableFromInline
-  final class SwiftObservationRegistrar: Sendable {
+  final class ObservationRegistrarBox: Sendable {
     @usableFromInline
     let registrar = ObservationRegistrar()
 
@@ -24,14 +24,14 @@ import _AutoKVOShims
     /// The registrar Swift's Observation tracks this registry's object through, made on first
     /// use. Unretained: the registry keeps it for the life of its object, which the caller holds.
     @inlinable
-    var swiftObservationRegistrar: Unmanaged<SwiftObservationRegistrar> {
+    var swiftObservationRegistrar: Unmanaged<ObservationRegistrarBox> {
       existingSwiftObservationRegistrar ?? makeSwiftObservationRegistrar()
     }
 
     /// The registrar, if a read that Observation could have tracked made it; `nil` otherwise, and
     /// then no tracking can concern the object: a tracking knows an object only through a read.
     @inlinable
-    var existingSwiftObservationRegistrar: Unmanaged<SwiftObservationRegistrar>? {
+    var existingSwiftObservationRegistrar: Unmanaged<ObservationRegistrarBox>? {
       // Acquire: pairs with the compare-and-swap that published the registrar, so that its
       // contents are visible to a thread that finds it.
       UnsafeRawPointer(bitPattern: autokvo_atomic_load_acquire(swiftObservationSlot)).map {
@@ -42,8 +42,8 @@ import _AutoKVOShims
     /// Makes the registrar and publishes it, unless another thread did first: then that one is
     /// kept, and this one released. Called once per object, by its first tracked read.
     @usableFromInline
-    func makeSwiftObservationRegistrar() -> Unmanaged<SwiftObservationRegistrar> {
-      let made = Unmanaged.passRetained(SwiftObservationRegistrar())
+    func makeSwiftObservationRegistrar() -> Unmanaged<ObservationRegistrarBox> {
+      let made = Unmanaged.passRetained(ObservationRegistrarBox())
       let address = Int(bitPattern: made.toOpaque())
       if autokvo_atomic_compare_exchange(swiftObservationSlot, 0, address) {
         return made
