@@ -22,9 +22,10 @@ public final class KeyValueObservation: @unchecked Sendable {  // mutable state 
   // delivery) is modelled in Tests/LifecycleModel/lifecycle.pml and checked in every interleaving by
   // .ci/model-check: a change to the protocol changes the model in the same commit.
 
-  // The lifecycle, as `RegistrationLifecycle.word`. Written only under `lock`, with a release
-  // store; read under `lock`, or without it by the "still active?" check before each delivery
-  // (`isActive`), with an acquire load. It must stay the first stored property: it is accessed
+  // The lifecycle, as `RegistrationLifecycle.word`. Written under `lock`, once, when the
+  // registration ends (or by `refused()`, before the handle is published); read under `lock`, or
+  // without it by the "still active?" check before each delivery and by `isCancelled`
+  // (`isActive`). Its atomic operations and their orders are AutoKVOProtocolAtomics.h's. It must stay the first stored property: it is accessed
   // only through `lifecycleWord`, the address of the first stored property, because Swift offers
   // no atomic stored property on the Apple deployment targets and a separate allocation per
   // registration would cost a heap block. The initial value is published with the registration, by
@@ -39,10 +40,10 @@ public final class KeyValueObservation: @unchecked Sendable {  // mutable state 
     _getUnsafePointerToStoredProperties(self).assumingMemoryBound(to: Int.self)
   }
 
-  // Read and written under `lock` only.
+  // Read and written under `lock`, but by `refused()`, which writes before the handle is published.
   private var lifecycle: RegistrationLifecycle {
-    get { RegistrationLifecycle(word: autokvo_atomic_load_relaxed(lifecycleWord)) }
-    set { autokvo_atomic_store_release(lifecycleWord, newValue.word) }
+    get { RegistrationLifecycle(word: autokvo_lifecycle_load_locked(lifecycleWord)) }
+    set { autokvo_lifecycle_store_locked(lifecycleWord, newValue.word) }
   }
 
   // The registries of both sides, whose lists hold this registration's two sentinels: the
@@ -97,10 +98,12 @@ public final class KeyValueObservation: @unchecked Sendable {  // mutable state 
   /// run while `cancel()` returns — exactly as it could if the check took the lock, which would be
   /// released before the handler ran, and as with KVO's `removeObserver` racing a change on another
   /// thread.
-  /// The acquire pairs with the release store only for clarity: the check reads nothing else the
-  /// ending thread wrote.
+  ///
+  /// The load is an acquire, which pairs with the ending store's release, for ``isCancelled``: a
+  /// caller that finds the registration ended also sees what the ending thread did before it
+  /// ended it. The delivery check itself needs only coherence.
   var isActive: Bool {
-    autokvo_atomic_load_acquire(lifecycleWord) == RegistrationLifecycle.activeWord
+    autokvo_lifecycle_load_unlocked(lifecycleWord) == RegistrationLifecycle.activeWord
   }
 
   /// Why the registration ended, or `nil` while it is active. For tests.
@@ -145,8 +148,11 @@ public final class KeyValueObservation: @unchecked Sendable {  // mutable state 
     // handler closure they own, with whatever it captured) are released after the lock is
     // dropped: a captured object's deinit is user code and may re-enter AutoKVO.
     _ = lock.withLock { () -> ((any ObservedSentinel)?, ObserverSentinel?) in
+      // Written back only when it changes: a registration's word is stored once, when it ends.
+      var lifecycle = self.lifecycle
       let action = lifecycle.end(reason)
       guard action != .none else { return (nil, nil) }
+      self.lifecycle = lifecycle
       guard let observedRegistry else {
         preconditionFailure("registration ended (\(reason)) before its sentinels were attached")
       }

@@ -67,7 +67,7 @@ public final class ObservationRegistry: @unchecked Sendable {  // `state` is gua
       swap(&outgoing, &state.outgoing)
       // Not the last references: `incoming` holds them.
       state.properties.updateEach { $0.dropSnapshot() }
-      autokvo_atomic_store_release32(observedFlag, 0)
+      autokvo_observed_flag_store_locked(observedFlag, 0)
     }
     incoming.forEachSentinel { sentinel in
       sentinel.observedObjectIsDeallocating()
@@ -79,7 +79,7 @@ public final class ObservationRegistry: @unchecked Sendable {  // `state` is gua
     // pairs with the compare-and-swap of the thread that published it, in code ThreadSanitizer
     // sees (the release of the object that orders them happens in the uninstrumented runtime).
     // Released outside every lock.
-    if let tracked = UnsafeRawPointer(bitPattern: autokvo_atomic_load_acquire(swiftObservationSlot))
+    if let tracked = UnsafeRawPointer(bitPattern: autokvo_registrar_slot_load(swiftObservationSlot))
     {
       Unmanaged<AnyObject>.fromOpaque(tracked).release()
     }
@@ -111,7 +111,7 @@ public final class ObservationRegistry: @unchecked Sendable {  // `state` is gua
       // the whole list.
       state.properties.updateEach { $0.registrationsChanged(sentinel) }
       state.incoming.append(sentinel)
-      autokvo_atomic_store_release32(observedFlag, 1)
+      autokvo_observed_flag_store_locked(observedFlag, 1)
     }
   }
 

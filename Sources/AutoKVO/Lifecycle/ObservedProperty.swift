@@ -254,14 +254,16 @@ final class PropertySnapshot: @unchecked Sendable {
 
   /// Takes one more hold, for a set. Called by a holder, the property, under its registry's lock.
   func addHolder() {
-    _ = autokvo_atomic_add32(holdersWord, 1)
+    autokvo_snapshot_add_holder(holdersWord)
   }
 
   /// Gives back one hold; the last one releases the snapshot. Released by a set, outside every
   /// lock, it may release the last reference to a sentinel; released by its property, under the
   /// registry's lock, never (see ``ObservedProperty``'s `SetTargets`).
   static func removeHolder(_ snapshot: Unmanaged<PropertySnapshot>) {
-    let remaining = snapshot._withUnsafeGuaranteedRef { autokvo_atomic_add32($0.holdersWord, -1) }
+    let remaining = snapshot._withUnsafeGuaranteedRef {
+      autokvo_snapshot_remove_holder($0.holdersWord)
+    }
     if remaining == 0 { snapshot.release() }
   }
 }

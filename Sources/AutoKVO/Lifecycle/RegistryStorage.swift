@@ -113,7 +113,7 @@ struct RegistryReference: @unchecked Sendable, Equatable {  // the storage is gu
         state.properties.updateEach { $0.registrationsChanged(leaving) }
       }
       let removed = state.incoming.remove(observedSideOf: observation)
-      if state.incoming.isEmpty { autokvo_atomic_store_release32(observedFlag, 0) }
+      if state.incoming.isEmpty { autokvo_observed_flag_store_locked(observedFlag, 0) }
       return removed
     }
   }

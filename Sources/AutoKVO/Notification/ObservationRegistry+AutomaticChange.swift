@@ -36,7 +36,7 @@ extension ObservationRegistry {
   /// costs. Read without the lock (see `observedFlag`).
   @inlinable
   var isObserved: Bool {
-    autokvo_atomic_load_relaxed32(observedFlag) != 0
+    autokvo_observed_flag_load(observedFlag) != 0
   }
 
   /// Whether a change of this registry's object must be told to anyone: a registration observes

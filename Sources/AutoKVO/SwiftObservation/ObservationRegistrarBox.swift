@@ -34,7 +34,7 @@ import _AutoKVOShims
     var existingSwiftObservationRegistrar: Unmanaged<ObservationRegistrarBox>? {
       // Acquire: pairs with the compare-and-swap that published the registrar, so that its
       // contents are visible to a thread that finds it.
-      UnsafeRawPointer(bitPattern: autokvo_atomic_load_acquire(swiftObservationSlot)).map {
+      UnsafeRawPointer(bitPattern: autokvo_registrar_slot_load(swiftObservationSlot)).map {
         Unmanaged.fromOpaque($0)
       }
     }
@@ -45,7 +45,7 @@ import _AutoKVOShims
     func makeSwiftObservationRegistrar() -> Unmanaged<ObservationRegistrarBox> {
       let made = Unmanaged.passRetained(ObservationRegistrarBox())
       let address = Int(bitPattern: made.toOpaque())
-      if autokvo_atomic_compare_exchange(swiftObservationSlot, 0, address) {
+      if autokvo_registrar_slot_publish(swiftObservationSlot, address) {
         return made
       }
       made.release()
@@ -81,7 +81,7 @@ extension ObservationRegistry {
   /// the object's registrar. A change no registration observes still has to be told then.
   @inlinable
   var isTrackedBySwiftObservation: Bool {
-    autokvo_atomic_load_relaxed(swiftObservationSlot) != 0
+    autokvo_registrar_slot_is_set(swiftObservationSlot)
   }
 
   /// Tells Swift's Observation that the value at `keyPath` of `object` is about to change

@@ -1,27 +1,25 @@
 // Low-level primitives for AutoKVO that Swift cannot express portably on the Apple deployment
-// targets the package supports: a word-sized atomic, a non-recursive lock, and a thread-local slot.
-// Internal to AutoKVO; not API.
+// targets the package supports: the protocol's atomic operations (AutoKVOProtocolAtomics.h), a
+// non-recursive lock, and thread-local slots. Internal to AutoKVO; not API.
 #ifndef AUTOKVO_SHIMS_H
 #define AUTOKVO_SHIMS_H
 
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "AutoKVOProtocolAtomics.h"
+
 #if defined(__APPLE__)
 #include <os/lock.h>
 typedef os_unfair_lock autokvo_lock_t;
 #elif defined(__linux__)
-/// A futex word: 0 unlocked, 1 locked, 2 locked with threads that may be waiting. Cheaper and
-/// smaller than glibc's `pthread_mutex_t`, which every registry would hold: uncontended, this
-/// lock costs a compare-and-swap and an exchange, in one `int`. All zero is unlocked, so
-/// zero-initialised memory holds a valid lock.
+/// A futex word (AutoKVOProtocolAtomics.h): 0 unlocked, 1 locked, 2 locked with threads that
+/// may be waiting. Cheaper and smaller than glibc's `pthread_mutex_t`, which every registry would
+/// hold: uncontended, this lock costs a compare-and-swap and an exchange, in one `int`. All zero
+/// is unlocked, so zero-initialised memory holds a valid lock.
 typedef struct {
-  int state;
+  autokvo_lock_word_t state;
 } autokvo_lock_t;
-/// The lock's contended paths, in shims.c: take it after a failed compare-and-swap (spin briefly,
-/// then sleep on the futex), and wake one waiter.
-void autokvo_lock_lock_contended(autokvo_lock_t *_Nonnull lock);
-void autokvo_lock_wake_waiter(autokvo_lock_t *_Nonnull lock);
 #else
 #include <pthread.h>
 typedef pthread_mutex_t autokvo_lock_t;
@@ -32,7 +30,7 @@ static inline void autokvo_lock_init(autokvo_lock_t *_Nonnull lock) {
 #if defined(__APPLE__)
   *lock = OS_UNFAIR_LOCK_INIT;
 #elif defined(__linux__)
-  __atomic_store_n(&lock->state, 0, __ATOMIC_RELAXED);
+  autokvo_futex_lock_init(&lock->state);
 #else
   pthread_mutex_init(lock, NULL);
 #endif
@@ -98,44 +96,6 @@ static inline void autokvo_lock_unlock(autokvo_lock_t *_Nonnull lock) {
 }
 #endif
 
-static inline intptr_t autokvo_atomic_load_relaxed(const intptr_t *_Nonnull word) {
-  return __atomic_load_n(word, __ATOMIC_RELAXED);
-}
-
-static inline intptr_t autokvo_atomic_load_acquire(const intptr_t *_Nonnull word) {
-  return __atomic_load_n(word, __ATOMIC_ACQUIRE);
-}
-
-static inline void autokvo_atomic_store_release(intptr_t *_Nonnull word, intptr_t value) {
-  __atomic_store_n(word, value, __ATOMIC_RELEASE);
-}
-
-/// Stores `desired` if the word holds `expected`; returns whether it did. Acquire-release on
-/// success, acquire on failure, so that the loser reads what the winner published.
-static inline _Bool autokvo_atomic_compare_exchange(intptr_t *_Nonnull word, intptr_t expected,
-                                                    intptr_t desired) {
-  return __atomic_compare_exchange_n(word, &expected, desired, 0, __ATOMIC_ACQ_REL,
-                                     __ATOMIC_ACQUIRE);
-}
-
-static inline int32_t autokvo_atomic_load_relaxed32(const int32_t *_Nonnull word) {
-  return __atomic_load_n(word, __ATOMIC_RELAXED);
-}
-
-static inline void autokvo_atomic_store_release32(int32_t *_Nonnull word, int32_t value) {
-  __atomic_store_n(word, value, __ATOMIC_RELEASE);
-}
-
-/// Adds `delta` and returns the new value.
-static inline intptr_t autokvo_atomic_add(intptr_t *_Nonnull word, intptr_t delta) {
-  return __atomic_add_fetch(word, delta, __ATOMIC_ACQ_REL);
-}
-
-/// Adds `delta` to a 32-bit count and returns the new value.
-static inline int32_t autokvo_atomic_add32(int32_t *_Nonnull word, int32_t delta) {
-  return __atomic_add_fetch(word, delta, __ATOMIC_ACQ_REL);
-}
-
 // Four entry points of the Swift runtime, which Swift exposes no API for: holding an object's
 // memory without keeping the object alive (an unowned reference count), retaining it only if its
 // deallocation has not begun, and asking whether it has begun. They are part of the Swift
@@ -175,15 +135,15 @@ static inline _Bool autokvo_is_deallocating(void *_Nonnull object) {
 extern intptr_t autokvo_recording_threads;
 
 static inline int autokvo_is_any_thread_recording(void) {
-  return __atomic_load_n(&autokvo_recording_threads, __ATOMIC_RELAXED) != 0;
+  return autokvo_recording_count_load(&autokvo_recording_threads) != 0;
 }
 
 static inline void autokvo_recording_began(void) {
-  __atomic_add_fetch(&autokvo_recording_threads, 1, __ATOMIC_ACQ_REL);
+  autokvo_recording_count_add(&autokvo_recording_threads, 1);
 }
 
 static inline void autokvo_recording_ended(void) {
-  __atomic_sub_fetch(&autokvo_recording_threads, 1, __ATOMIC_ACQ_REL);
+  autokvo_recording_count_add(&autokvo_recording_threads, -1);
 }
 
 /// The array of reads this thread is recording into (a `[DependencyRecorder.Access]` on the
