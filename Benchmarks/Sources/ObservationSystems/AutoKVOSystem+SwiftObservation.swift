@@ -54,21 +54,22 @@ extension AutoKVOSystem {
   }
 
   static func observableModelWorkloads() -> [Workload] {
-    func settingModel(trackedBy count: Int) -> Workload.Body {
+    /// Sets a model that `make` returns with what keeps its observers or trackers alive.
+    func settingModel<Watchers>(_ make: @escaping () -> (ObservableModel, Watchers))
+      -> Workload.Body
+    {
       .repeated {
-        let (model, trackers) = observableModel(trackedBy: count)
+        let (model, watchers) = make()
         return { n in
-          withExtendedLifetime(trackers) { for i in 0..<n { setValue(i, on: model) } }
+          withExtendedLifetime(watchers) { for i in 0..<n { setValue(i, on: model) } }
         }
       }
     }
+    func settingModel(trackedBy count: Int) -> Workload.Body {
+      settingModel { observableModel(trackedBy: count) }
+    }
     func settingModel(observedBy count: Int) -> Workload.Body {
-      .repeated {
-        let (model, observers) = observableModel(observedBy: count)
-        return { n in
-          withExtendedLifetime(observers) { for i in 0..<n { setValue(i, on: model) } }
-        }
-      }
+      settingModel { observableModel(observedBy: count) }
     }
     return [
       Workload(
