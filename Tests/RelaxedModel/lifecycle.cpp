@@ -25,7 +25,7 @@
 static const char *plantedRole = nullptr;  // the role whose order is replaced
 static rl::memory_order plantedOrder = rl::mo_seq_cst;
 static bool plantNoActiveCheck = false;       // the "still active?" check before delivery left out
-static bool plantDeinitWithoutStripe = false;  // a registry's deinit ends without the lifecycle lock
+static bool plantDeinitWithoutStripe = false;  // a deinit ends without the lifecycle lock
 static bool plantRecordingNotCounted = false;  // a recording thread forgets its own increment
 
 autokvo_order_t autokvo_model_order(const char *role, autokvo_order_t shipped) {

@@ -24,12 +24,12 @@ public final class KeyValueObservation: @unchecked Sendable {  // mutable state 
 
   // The lifecycle, as `RegistrationLifecycle.word`. Written under `lock`, once, when the
   // registration ends (or by `refused()`, before the handle is published); read under `lock`, or
-  // without it by the "still active?" check before each delivery and by `isCancelled`
-  // (`isActive`). Its atomic operations and their orders are AutoKVOProtocolAtomics.h's. It must stay the first stored property: it is accessed
-  // only through `lifecycleWord`, the address of the first stored property, because Swift offers
-  // no atomic stored property on the Apple deployment targets and a separate allocation per
-  // registration would cost a heap block. The initial value is published with the registration, by
-  // the registry lock taken to attach it.
+  // without it by the "still active?" check before each delivery and by `isCancelled` (`isActive`).
+  // Its atomic operations and their orders are AutoKVOProtocolAtomics.h's. It must stay the first
+  // stored property: it is accessed only through `lifecycleWord`, the address of the first stored
+  // property, because Swift offers no atomic stored property on the Apple deployment targets and a
+  // separate allocation per registration would cost a heap block. The initial value is published
+  // with the registration, by the registry lock taken to attach it.
   private var lifecycleStorage = RegistrationLifecycle.activeWord
 
   private var lock: Lock { LifecycleLocks.lock(for: self) }
@@ -40,7 +40,8 @@ public final class KeyValueObservation: @unchecked Sendable {  // mutable state 
     _getUnsafePointerToStoredProperties(self).assumingMemoryBound(to: Int.self)
   }
 
-  // Read and written under `lock`, but by `refused()`, which writes before the handle is published.
+  // Read and written under `lock`, except by `refused()`, which writes before the handle is
+  // published.
   private var lifecycle: RegistrationLifecycle {
     get { RegistrationLifecycle(word: autokvo_lifecycle_load_locked(lifecycleWord)) }
     set { autokvo_lifecycle_store_locked(lifecycleWord, newValue.word) }

@@ -125,8 +125,8 @@ struct Dependencies {
 
   /// The rest of ``declaredKeyPath(of:on:value:accesses:)``: whether `read`, the key path of the
   /// one property the evaluation read, declares the property `keyPath` names through a subclass.
-  /// A function of its own: its `as? Value` needs the metadata of `Value?`, which must not be looked
-  /// up on every registration, before the common case's comparison.
+  /// A function of its own: its `as? Value` needs the metadata of `Value?`, which must not be
+  /// looked up on every registration, before the common case's comparison.
   private static func inheritedDeclaredKeyPath<Object: KeyValueObservable, Value>(
     of keyPath: KeyPath<Object, Value>,
     on object: Object,

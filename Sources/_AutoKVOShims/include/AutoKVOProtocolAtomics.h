@@ -232,7 +232,8 @@ AUTOKVO_ROLE autokvo_bool_t autokvo_registrar_slot_is_set(autokvo_word_t *_Nonnu
 /// is another thread's increment or its matching decrement); other threads' reads are hints
 /// followed by a thread-local check.
 AUTOKVO_ROLE void autokvo_recording_count_add(autokvo_word_t *_Nonnull count, intptr_t delta) {
-  (void)autokvo_backend_add_fetch(count, delta, AUTOKVO_ORDER(recording_count_add, AUTOKVO_RELAXED));
+  (void)autokvo_backend_add_fetch(count, delta,
+                                  AUTOKVO_ORDER(recording_count_add, AUTOKVO_RELAXED));
 }
 
 /// Reads the count on every `@Observed` get. Relaxed: see `autokvo_recording_count_add`.
