@@ -27,6 +27,7 @@ static _Thread_local void *autokvo_recorder_slot = NULL;
 static _Thread_local char autokvo_identity_marker;
 static _Thread_local void *autokvo_registering_delivery_slot = NULL;
 static _Thread_local void *autokvo_mutation_slot = NULL;
+static _Thread_local intptr_t autokvo_model_prior_calls_slot = 0;
 
 void *autokvo_thread_recorder(void) { return autokvo_recorder_slot; }
 
@@ -41,3 +42,7 @@ void autokvo_set_registering_delivery(void *delivery) { autokvo_registering_deli
 void *autokvo_thread_mutation(void) { return autokvo_mutation_slot; }
 
 void autokvo_set_thread_mutation(void *mutation) { autokvo_mutation_slot = mutation; }
+
+intptr_t autokvo_model_prior_calls(void) { return autokvo_model_prior_calls_slot; }
+
+void autokvo_set_model_prior_calls(intptr_t calls) { autokvo_model_prior_calls_slot = calls; }

@@ -26,22 +26,41 @@ extension KeyValueObservable {
     for keyPath: KeyPath<Self, Value>,
     options: ObservationOptions = [.new]
   ) -> KeyValueChanges<Value> {
+    engineChanges(for: keyPath, options: options)
+  }
+
+  /// ``changes(for:options:)``, under a name of its own, for the overload that a class which is
+  /// also an `@Observable` model resolves to.
+  func engineChanges<Value: Sendable>(
+    for keyPath: KeyPath<Self, Value>,
+    options: ObservationOptions
+  ) -> KeyValueChanges<Value> {
+    KeyValueChanges.fed { streamObserver, endOfStream in
+      // Synchronous: the stream is the hop, and it must see every change in order.
+      streamObserver.register(self, keyPath, options, .synchronous) { streamObserver, _, change in
+        // The handler owns `endOfStream`: the registration releases its handler when it ends, so
+        // the observed object's deallocation finishes the stream.
+        _ = endOfStream
+        streamObserver.continuation.yield(change)
+      }
+    }
+  }
+}
+
+extension KeyValueChanges {
+  /// A sequence fed by the registration `register` makes: it registers the given observer, with
+  /// a handler that yields each change to it and owns the given finisher.
+  static func fed(
+    by register: (StreamObserver<Value>, StreamFinisher<Value>) -> KeyValueObservation
+  ) -> KeyValueChanges<Value> {
     var streamContinuation: AsyncStream<KeyValueChange<Value>>.Continuation?
     let stream = AsyncStream(KeyValueChange<Value>.self, bufferingPolicy: .unbounded) {
       streamContinuation = $0
     }
     // AsyncStream calls its build closure synchronously, before returning.
     let continuation = streamContinuation!
-    let endOfStream = StreamFinisher(continuation)
     let streamObserver = StreamObserver(continuation)
-    // Synchronous: the stream is the hop, and it must see every change in order.
-    let observation = streamObserver.register(self, keyPath, options, .synchronous) {
-      streamObserver, _, change in
-      // The handler owns `endOfStream`: the registration releases its handler when it ends, so
-      // the observed object's deallocation finishes the stream.
-      _ = endOfStream
-      streamObserver.continuation.yield(change)
-    }
+    let observation = register(streamObserver, StreamFinisher(continuation))
     continuation.onTermination = { _ in
       // The observer lives as long as the stream needs it.
       withExtendedLifetime(streamObserver) { observation.cancel() }
@@ -122,7 +141,7 @@ final class EndsRegistration: Sendable {
 
 /// The observer behind ``KeyValueObservable/changes(for:options:)``: yields each change into
 /// the stream.
-private final class StreamObserver<Value: Sendable>: KeyValueObservable, Sendable {
+final class StreamObserver<Value: Sendable>: KeyValueObservable, Sendable {
   let observationRegistry = ObservationRegistry()
   let continuation: AsyncStream<KeyValueChange<Value>>.Continuation
 
@@ -133,7 +152,7 @@ private final class StreamObserver<Value: Sendable>: KeyValueObservable, Sendabl
 
 /// Finishes a stream when released: owned by the registration's handler, it goes when the
 /// registration ends for any reason.
-private final class StreamFinisher<Value: Sendable>: Sendable {
+final class StreamFinisher<Value: Sendable>: Sendable {
   private let continuation: AsyncStream<KeyValueChange<Value>>.Continuation
 
   init(_ continuation: AsyncStream<KeyValueChange<Value>>.Continuation) {

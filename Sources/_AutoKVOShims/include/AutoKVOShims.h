@@ -161,6 +161,10 @@ void autokvo_set_registering_delivery(void *_Nullable delivery);
 void *_Nullable autokvo_thread_mutation(void);
 void autokvo_set_thread_mutation(void *_Nullable mutation);
 
+/// How many prior calls of registrations on `@Observable` models are running on this thread.
+intptr_t autokvo_model_prior_calls(void);
+void autokvo_set_model_prior_calls(intptr_t calls);
+
 /// An address unique to the calling thread for as long as the thread lives.
 const void *_Nonnull autokvo_thread_identity(void);
 

@@ -1,0 +1,214 @@
+#if canImport(Observation) && !canImport(ObjectiveC)
+  import Dispatch
+  import Observation
+
+  // Observing `@Observable` models: classes that conform to Observation's `Observable` and not to
+  // `KeyValueObservable`. Not on Apple platforms, whose SDKs ship no interface to the tracking
+  // these forms need (the ObservingObservableModels article).
+  //
+  // Overload rules. A class that conforms to both `KeyValueObservable` and `Observable` matches
+  // both the engine's forms and these; the forms constrained to both, below, are more specific
+  // than either and forward to the engine's, so such a class keeps AutoKVO's own semantics.
+
+  extension KeyValueObservable {
+    /// Observes `keyPath` of an `@Observable` model until this observer or `model` is
+    /// deallocated, whichever goes first, with no teardown code.
+    ///
+    /// The same call as for a ``KeyValueObservable`` object, for any class that conforms to
+    /// Observation's `Observable`: an `@Observable` class, or one with its own
+    /// `ObservationRegistrar`. Every change its registrar reports is delivered once, in order,
+    /// after the value is stored, as a `.setting` change with the values `options` asks for:
+    ///
+    /// ```swift
+    /// @Observable final class Counter { var count = 0 }
+    ///
+    /// badge.autoObserve(counter, keyPath: \.count) { badge, _, change in
+    ///     badge.text = "\(change.oldValue!) → \(change.newValue!)"
+    /// }
+    /// ```
+    ///
+    /// The key path may be a tracked property, a computed property that reads tracked properties,
+    /// or a chain through other `@Observable` objects (`\.friend?.name`). Where the semantics
+    /// differ from a ``KeyValueObservable`` object's (a set of an equal value, which the
+    /// `@Observable` macro does not report; no change kinds or indexes; the order among observers)
+    /// is listed in the article "Observing an `@Observable` model". A key path that reads nothing
+    /// Observation tracks (an `@ObservationIgnored` property, a `let`) is reported as an
+    /// ``ObservationDiagnostic`` of kind ``ObservationDiagnostic/Kind/keyPathNeverNotifies``, and
+    /// the returned observation is already cancelled.
+    ///
+    /// The handler runs where it would for a ``KeyValueObservable`` object: from nonisolated
+    /// code, synchronously on the thread that mutates `model`; from an actor, on that actor.
+    ///
+    /// Available where the toolchain ships Observation's tracking interface (Linux, and other
+    /// platforms that are not Apple's).
+    ///
+    /// - Parameters:
+    ///   - model: The model to observe. It is not retained.
+    ///   - keyPath: The property to observe.
+    ///   - options: What to deliver; `[.old, .new]` by default. With `.initial`, the handler is
+    ///     called once before this method returns; with `.prior`, once more before each change,
+    ///     with the old value.
+    ///   - isolation: The caller's actor, captured by default; the handler runs there.
+    ///   - file: The file of the call, which diagnostics name; leave it to its default.
+    ///   - line: The line of the call, likewise.
+    ///   - changeHandler: Called with the observer, the model and the change.
+    /// - Returns: A handle you may keep to cancel early, or drop: dropping it does not end the
+    ///   observation.
+    @discardableResult
+    @inlinable
+    public func autoObserve<Object: AnyObject & Observation.Observable, Value>(
+      _ model: Object,
+      keyPath: KeyPath<Object, Value>,
+      options: ObservationOptions = [.old, .new],
+      isolation: isolated (any Actor)? = #isolation,
+      file: StaticString = #fileID,
+      line: UInt = #line,
+      changeHandler: @escaping (Self, Object, KeyValueChange<Value>) -> Void
+    ) -> KeyValueObservation {
+      registerModelObservation(
+        model, keyPath, options, .resolve(isolation: isolation),
+        adaptedHandler: adaptHandler(changeHandler), site: RegistrationSite(file: file, line: line))
+    }
+
+    /// Observes `keyPath` of an `@Observable` model until this observer or `model` is
+    /// deallocated, running the handler on `deliveryQueue`.
+    ///
+    /// Everything ``autoObserve(_:keyPath:options:isolation:file:line:changeHandler:)-(Object,_,_,_,_,_,_)``
+    /// promises for a model holds; the handler runs on `deliveryQueue`, as
+    /// `autoObserve(_:keyPath:options:deliveryQueue:file:line:changeHandler:)` runs it for a
+    /// ``KeyValueObservable`` object. The new value is read on the mutating thread, after the
+    /// change.
+    ///
+    /// - Parameters:
+    ///   - model: The model to observe. It is not retained.
+    ///   - keyPath: The property to observe.
+    ///   - options: What to deliver; `[.old, .new]` by default.
+    ///   - deliveryQueue: Where the handler runs; `.main` for the main actor. Use a serial queue.
+    ///   - file: The file of the call, which diagnostics name; leave it to its default.
+    ///   - line: The line of the call, likewise.
+    ///   - changeHandler: Called with the observer, the model and the change.
+    /// - Returns: A handle you may keep to cancel early, or drop.
+    @discardableResult
+    @inlinable
+    public func autoObserve<Object: AnyObject & Observation.Observable, Value>(
+      _ model: Object,
+      keyPath: KeyPath<Object, Value>,
+      options: ObservationOptions = [.old, .new],
+      deliveryQueue: DispatchQueue,
+      file: StaticString = #fileID,
+      line: UInt = #line,
+      changeHandler: @escaping (Self, Object, KeyValueChange<Value>) -> Void
+    ) -> KeyValueObservation {
+      registerModelObservation(
+        model, keyPath, options, .resolve(queue: deliveryQueue),
+        adaptedHandler: adaptHandler(changeHandler), site: RegistrationSite(file: file, line: line))
+    }
+
+    /// Observes `keyPath` of an object that is both a ``KeyValueObservable`` class and an
+    /// Observation `Observable`, with AutoKVO's engine: the same registration as for any
+    /// ``KeyValueObservable`` object.
+    @discardableResult
+    @inlinable
+    public func autoObserve<Object: KeyValueObservable & Observation.Observable, Value>(
+      _ object: Object,
+      keyPath: KeyPath<Object, Value>,
+      options: ObservationOptions = [.old, .new],
+      isolation: isolated (any Actor)? = #isolation,
+      file: StaticString = #fileID,
+      line: UInt = #line,
+      changeHandler: @escaping (Self, Object, KeyValueChange<Value>) -> Void
+    ) -> KeyValueObservation {
+      registerAdapted(
+        object, keyPath, options, .resolve(isolation: isolation),
+        adaptedHandler: adaptHandler(changeHandler),
+        site: RegistrationSite(file: file, line: line))
+    }
+
+    /// Observes `keyPath` of an object that is both a ``KeyValueObservable`` class and an
+    /// Observation `Observable`, with AutoKVO's engine, running the handler on `deliveryQueue`.
+    @discardableResult
+    @inlinable
+    public func autoObserve<Object: KeyValueObservable & Observation.Observable, Value>(
+      _ object: Object,
+      keyPath: KeyPath<Object, Value>,
+      options: ObservationOptions = [.old, .new],
+      deliveryQueue: DispatchQueue,
+      file: StaticString = #fileID,
+      line: UInt = #line,
+      changeHandler: @escaping (Self, Object, KeyValueChange<Value>) -> Void
+    ) -> KeyValueObservation {
+      registerAdapted(
+        object, keyPath, options, .resolve(queue: deliveryQueue),
+        adaptedHandler: adaptHandler(changeHandler),
+        site: RegistrationSite(file: file, line: line))
+    }
+
+    /// Registers a handler behind its adapter for changes of `keyPath` of `model`: what both
+    /// forms of `autoObserve` for an `@Observable` model do.
+    @usableFromInline
+    func registerModelObservation<Object: AnyObject & Observation.Observable, Value>(
+      _ model: Object,
+      _ keyPath: KeyPath<Object, Value>,
+      _ options: ObservationOptions,
+      _ delivery: HandlerDelivery,
+      adaptedHandler: @escaping AdaptedHandler<Self, Object>,
+      site: RegistrationSite?
+    ) -> KeyValueObservation {
+      guard let observerRegistry = stableObservationRegistry(toBeUsedTo: "observe with", site: site)
+      else { return .refused() }
+      return ModelSentinel<Self, Object, Value>.register(
+        observer: self, observerRegistry: observerRegistry, model: model, keyPath: keyPath,
+        options: options, delivery: delivery, handler: adaptedHandler, site: site)
+    }
+  }
+
+  extension Observation.Observable where Self: AnyObject {
+    /// Every change of `keyPath` of this `@Observable` model, as an asynchronous sequence that
+    /// finishes when the model is deallocated.
+    ///
+    /// ```swift
+    /// for await change in counter.changes(for: \.count) {
+    ///     print("now \(change.newValue!)")
+    /// }
+    /// // the loop ends when `counter` is deallocated
+    /// ```
+    ///
+    /// The sequence ``KeyValueObservable/changes(for:options:)`` returns, for a model: the
+    /// registration is made when this method is called; every change the model's registrar
+    /// reports is buffered and delivered, in order, never coalesced, unlike Observation's own
+    /// `Observations`. A key path that reads nothing Observation tracks is reported as a
+    /// diagnostic, and the sequence finishes at once.
+    ///
+    /// - Parameters:
+    ///   - keyPath: The property to observe.
+    ///   - options: What each change carries; `[.new]` by default. `.initial` makes the current
+    ///     value the first element.
+    /// - Returns: A single-consumer sequence of changes.
+    public func changes<Value: Sendable>(
+      for keyPath: KeyPath<Self, Value>,
+      options: ObservationOptions = [.new]
+    ) -> KeyValueChanges<Value> {
+      KeyValueChanges.fed { streamObserver, endOfStream in
+        streamObserver.registerModelObservation(
+          self, keyPath, options, .synchronous,
+          adaptedHandler: adaptHandler { streamObserver, _, change in
+            // The handler owns `endOfStream`, as for a `KeyValueObservable` object.
+            _ = endOfStream
+            streamObserver.continuation.yield(change)
+          }, site: nil)
+      }
+    }
+  }
+
+  extension KeyValueObservable where Self: Observation.Observable {
+    /// Every change of `keyPath` of this object, which is both a ``KeyValueObservable`` class and
+    /// an Observation `Observable`, observed by AutoKVO's engine: the sequence
+    /// ``KeyValueObservable/changes(for:options:)`` returns.
+    public func changes<Value: Sendable>(
+      for keyPath: KeyPath<Self, Value>,
+      options: ObservationOptions = [.new]
+    ) -> KeyValueChanges<Value> {
+      engineChanges(for: keyPath, options: options)
+    }
+  }
+#endif
