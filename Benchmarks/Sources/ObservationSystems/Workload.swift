@@ -117,6 +117,7 @@ public func allWorkloads(deallocatedObservers: Int = 1000) -> [Workload] {
     + AutoKVOSystem.appendWorkloads()
     + SwiftObservationSystem.workloads(deallocatedObservers: deallocatedObservers)
     + AutoKVOSystem.observableModelWorkloads()
+    + AutoKVOSystem.observableModelObserverWorkloads()
     + NotificationCenterSystem.workloads(deallocatedObservers: deallocatedObservers)
     + OpenCombineSystem.workloads(deallocatedObservers: deallocatedObservers)
 }

@@ -66,7 +66,7 @@
       changeHandler: @escaping (Self, Object, KeyValueChange<Value>) -> Void
     ) -> KeyValueObservation {
       registerModelObservation(
-        model, keyPath, options, .resolve(isolation: isolation),
+        model, keyPath, modelPropertyReader(keyPath), options, .resolve(isolation: isolation),
         adaptedHandler: adaptHandler(changeHandler), site: RegistrationSite(file: file, line: line))
     }
 
@@ -100,7 +100,7 @@
       changeHandler: @escaping (Self, Object, KeyValueChange<Value>) -> Void
     ) -> KeyValueObservation {
       registerModelObservation(
-        model, keyPath, options, .resolve(queue: deliveryQueue),
+        model, keyPath, modelPropertyReader(keyPath), options, .resolve(queue: deliveryQueue),
         adaptedHandler: adaptHandler(changeHandler), site: RegistrationSite(file: file, line: line))
     }
 
@@ -143,12 +143,14 @@
         site: RegistrationSite(file: file, line: line))
     }
 
-    /// Registers a handler behind its adapter for changes of `keyPath` of `model`: what both
-    /// forms of `autoObserve` for an `@Observable` model do.
+    /// Registers a handler behind its adapter for changes of a property of `model`: what both
+    /// forms of `autoObserve` for an `@Observable` model do. `reader` reads `keyPath` (see
+    /// `ModelPropertyReader`).
     @usableFromInline
     func registerModelObservation<Object: AnyObject & Observation.Observable, Value>(
       _ model: Object,
       _ keyPath: KeyPath<Object, Value>,
+      _ reader: @escaping ModelPropertyReader<Object>,
       _ options: ObservationOptions,
       _ delivery: HandlerDelivery,
       adaptedHandler: @escaping AdaptedHandler<Self, Object>,
@@ -158,7 +160,7 @@
       else { return .refused() }
       return ModelSentinel<Self, Object, Value>.register(
         observer: self, observerRegistry: observerRegistry, model: model, keyPath: keyPath,
-        options: options, delivery: delivery, handler: adaptedHandler, site: site)
+        reader: reader, options: options, delivery: delivery, handler: adaptedHandler, site: site)
     }
   }
 
@@ -190,7 +192,7 @@
     ) -> KeyValueChanges<Value> {
       KeyValueChanges.fed { streamObserver, endOfStream in
         streamObserver.registerModelObservation(
-          self, keyPath, options, .synchronous,
+          self, keyPath, modelPropertyReader(keyPath), options, .synchronous,
           adaptedHandler: adaptHandler { streamObserver, _, change in
             // The handler owns `endOfStream`, as for a `KeyValueObservable` object.
             _ = endOfStream

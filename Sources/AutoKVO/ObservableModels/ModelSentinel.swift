@@ -16,8 +16,8 @@
   ///
   /// Each callback finds the sentinel through the model registry, under its lock, while the
   /// registry still holds it: a callback that finds it gone removes its installation instead.
-  // @unchecked Sendable: `pending` is guarded by `pendingLock`, `tracking` is Sendable, and the
-  // rest is immutable; the handler, which need not be Sendable, runs where `delivery` says, as
+  // @unchecked Sendable: `pending` and `tracking` are Sendable, and the rest is immutable; the
+  // handler, which need not be Sendable, runs where `delivery` says, as
   // every handler does.
   final class ModelSentinel<Observer: AnyObject, Object: AnyObject & Observation.Observable, Value>:
     ModelChangeReceiver, @unchecked Sendable
@@ -26,32 +26,31 @@
 
     /// Both sides, and the check every delivery passes (see `HandlerSentinel.gate`).
     let gate: DeliveryGate
-    let keyPath: KeyPath<Object, Value>
+    let property: ModelProperty<Object, Value>
     let options: ObservationOptions
     let delivery: HandlerDelivery
     let handler: AdaptedHandler<Observer, Object>
-    let tracking = ModelTracking()
+    let tracking: ModelTracking
 
     /// Whether Observation calls before each change: to read the old value, to send a prior
     /// call, or to tell a change that began before the registration (one made inside a prior
     /// call, `ModelPriorCalls`) from the ones after it.
     let needsWillSet: Bool
 
-    /// The old values read before the changes in progress, with the thread of each, until each
-    /// change's `didSet` takes its own: the last one its thread left. Guarded by `pendingLock`.
-    private var pending: [(thread: UnsafeRawPointer, oldValue: Any)] = []
-    private let pendingLock = Lock()
+    /// The old values read before the changes in progress.
+    let pending = PendingOldValues<Value>()
 
     init(
       observer: borrowing Observer,
       model: borrowing Object,
-      keyPath: KeyPath<Object, Value>,
+      property: ModelProperty<Object, Value>,
       options: ObservationOptions,
       delivery: HandlerDelivery,
       handler: @escaping AdaptedHandler<Observer, Object>
     ) {
       gate = DeliveryGate(observer: copy observer, root: copy model)
-      self.keyPath = keyPath
+      self.property = property
+      tracking = ModelTracking(keyPath: property.keyPath)
       self.options = options
       self.delivery = delivery
       self.handler = handler
@@ -69,7 +68,6 @@
         tracking.cancel()
       }
       gate.release()
-      pendingLock.destroy()
     }
 
     // MARK: ObservedSentinel
@@ -88,21 +86,24 @@
 
     // MARK: Registration
 
-    /// Registers `handler` for changes of `keyPath` of `model`, and returns the registration: an
-    /// ended one, after a diagnostic, when reading `keyPath` accesses nothing Observation tracks.
+    /// Registers `handler` for changes of `keyPath` of `model`, which `reader` reads, and returns
+    /// the registration: an ended one, after a diagnostic, when reading the property accesses
+    /// nothing Observation tracks.
     static func register(
       observer: Observer,
       observerRegistry: ObservationRegistry,
       model: Object,
       keyPath: KeyPath<Object, Value>,
+      reader: @escaping ModelPropertyReader<Object>,
       options: ObservationOptions,
       delivery: HandlerDelivery,
       handler: @escaping AdaptedHandler<Observer, Object>,
       site: RegistrationSite?
     ) -> KeyValueObservation {
       let modelRegistry = ObservationRegistry()
+      let property = ModelProperty(keyPath: keyPath, reader: reader)
       let sentinel = self.init(
-        observer: observer, model: model, keyPath: keyPath, options: options,
+        observer: observer, model: model, property: property, options: options,
         delivery: delivery, handler: handler)
       let observation = sentinel.observation
       observation.attachUnpublished(
@@ -110,7 +111,7 @@
       modelRegistry.attach(sentinel)
       observerRegistry.attach(ObserverSentinel(observation: observation))
       guard let currentValue = sentinel.install(on: model, modelRegistry: modelRegistry) else {
-        let named = PropertyNames.name(of: keyPath, on: model).map { "keyPath: \($0)" }
+        let named = PropertyNames.name(of: property.keyPath, on: model).map { "keyPath: \($0)" }
         ObservationDiagnostics.report(
           .keyPathNeverNotifies,
           "autoObserve(_:\(named ?? "keyPath:")) of \(Object.self) by \(Observer.self)"
@@ -131,7 +132,7 @@
       return observation
     }
 
-    /// Installs the tracking of `keyPath` on `model`, replacing the previous installation, with
+    /// Installs the tracking of the property on `model`, replacing the previous installation, with
     /// callbacks that reach this sentinel through `modelRegistry` (see ``ModelTracking``). Returns
     /// the value read, or `nil` when the read accessed nothing Observation tracks.
     func install(on model: Object, modelRegistry: ObservationRegistry) -> Value? {
@@ -139,111 +140,96 @@
       // sentinel. Read only under the registry's lock, once the registry is found to hold it
       // still: the registry's own reference keeps it alive there.
       unowned(unsafe) let unretained: any ModelChangeReceiver = self
-      let willSet: (@Sendable (ModelTracking.Change) -> Void)?
+      let willSet: (@Sendable () -> Bool)?
       if needsWillSet {
-        willSet = { [modelRegistry] change in
+        willSet = { [modelRegistry] in
           guard
             let receiver = modelRegistry.withState({ $0.incoming.isEmpty ? nil : unretained })
-          else {
-            return change.cancelInstallation()
-          }
-          receiver.modelWillSet(change)
+          else { return false }
+          receiver.modelWillSet()
+          return true
         }
       } else {
         willSet = nil
       }
-      let keyPath = keyPath
+      let property = property
       return tracking.install(
-        reading: { model[keyPath: keyPath] },
+        reading: { property.read(model) },
         willSet: willSet,
-        didSet: { [modelRegistry] change in
+        didSet: { [modelRegistry] dependenciesAreFixed in
           guard
             let receiver = modelRegistry.withState({ $0.incoming.isEmpty ? nil : unretained })
-          else {
-            return change.cancelInstallation()
-          }
-          receiver.modelDidSet(change, modelRegistry: modelRegistry)
+          else { return false }
+          return receiver.modelDidSet(
+            dependenciesAreFixed: dependenciesAreFixed, modelRegistry: modelRegistry)
         })
     }
 
     // MARK: Changes
 
     /// Before a change: reads the old value for the change's `didSet`, and sends the prior call.
-    func modelWillSet(_ change: ModelTracking.Change) {
+    func modelWillSet() {
       // A model whose deallocation has begun is not read: a registrar may call `willSet` from
       // its object's deinit (a Swift 6.2 runtime did).
       guard observation.isActive, let model = gate.loadRoot(as: Object.self) else { return }
-      let oldValue = model[keyPath: keyPath]
-      let thread = autokvo_thread_identity()
-      pendingLock.withLock { pending.append((thread, oldValue)) }
+      pending.push(thread: autokvo_thread_identity()) { property.read(model, into: $0) }
       if options.contains(.prior) {
-        sendPriorCall(oldValue: oldValue)
+        sendPriorCall(model: model)
       }
     }
 
     @inline(never)
-    func sendPriorCall(oldValue: Value) {
-      let prior = KeyValueChange(
-        kind: .setting, oldValue: options.contains(.old) ? oldValue : nil, isPrior: true)
+    func sendPriorCall(model: Object) {
+      var prior = KeyValueChange<Value>(kind: .setting)
+      prior.isPrior = true
+      if options.contains(.old) { prior.oldValue = property.read(model) }
       ModelPriorCalls.run { deliver(prior) }
     }
 
-    /// After a change: delivers it, with the old value its `willSet` read.
-    func modelDidSet(_ change: ModelTracking.Change, modelRegistry: ObservationRegistry) {
-      var oldValue: Any?
-      if needsWillSet {
-        // None left by this thread: the change began before the registration was made, or
-        // before the registration or a side of it was gone.
-        guard let taken = takeOldValue() else { return }
-        oldValue = taken
+    /// After a change: delivers it, with the old value its `willSet` read. Returns whether the
+    /// callbacks are still wanted.
+    func modelDidSet(dependenciesAreFixed: Bool, modelRegistry: ObservationRegistry) -> Bool {
+      guard needsWillSet else {
+        return didSet(oldValue: nil, dependenciesAreFixed, modelRegistry)
       }
-      guard change.dependenciesAreFixed || isOwnProperty(change) else {
-        return rediscover(oldValue: oldValue, modelRegistry: modelRegistry, change: change)
+      var stillWanted = true
+      let found = pending.popLatest(thread: autokvo_thread_identity()) { oldValue in
+        stillWanted = didSet(
+          oldValue: UnsafeRawPointer(oldValue), dependenciesAreFixed, modelRegistry)
+      }
+      // None found: this thread's change began before the registration was made, or before the
+      // registration or a side of it was gone.
+      return found ? stillWanted : true
+    }
+
+    /// Delivers a change; `oldValue`, the address of a `Value`, is `nil` when no `willSet` read it.
+    /// An address without its type, so that the unspecialized code asks for no metadata of an
+    /// optional typed pointer.
+    private func didSet(
+      oldValue: UnsafeRawPointer?, _ dependenciesAreFixed: Bool,
+      _ modelRegistry: ObservationRegistry
+    ) -> Bool {
+      guard dependenciesAreFixed else {
+        return rediscover(oldValue: oldValue, modelRegistry: modelRegistry)
       }
       guard case .synchronous = delivery else {
-        return schedule(oldValue: oldValue)
+        schedule(oldValue: oldValue)
+        return true
       }
       gate.open(observation) { (observer: Observer, model: Object) in
-        let newValue = model[keyPath: keyPath]
-        if let oldValue {
-          withUnsafePointer(to: oldValue as! Value) { oldValue in
-            withUnsafePointer(to: newValue) { newValue in
-              handler(
-                observer, model,
-                HandlerInput(
-                  oldValue: options.contains(.old) ? UnsafeRawPointer(oldValue) : nil,
-                  newValue: options.contains(.new) ? UnsafeRawPointer(newValue) : nil))
-            }
-          }
-        } else {
-          withUnsafePointer(to: newValue) { newValue in
-            handler(
-              observer, model,
-              HandlerInput(
-                oldValue: nil, newValue: options.contains(.new) ? UnsafeRawPointer(newValue) : nil)
-            )
-          }
+        guard options.contains(.new) else {
+          return handler(
+            observer, model,
+            HandlerInput(oldValue: options.contains(.old) ? oldValue : nil, newValue: nil))
+        }
+        property.withValue(of: model) { newValue in
+          handler(
+            observer, model,
+            HandlerInput(
+              oldValue: options.contains(.old) ? oldValue : nil,
+              newValue: UnsafeRawPointer(newValue)))
         }
       }
-    }
-
-    /// The old value this thread's latest `willSet` read, taken.
-    private func takeOldValue() -> Any? {
-      let thread = autokvo_thread_identity()
-      return pendingLock.withLock {
-        guard let index = pending.lastIndex(where: { $0.thread == thread }) else { return nil }
-        return pending.remove(at: index).oldValue
-      }
-    }
-
-    /// Whether the change is of the registered key path itself, a property Observation tracks:
-    /// what a read of it accesses then never changes, and the tracking is told so. Asked until
-    /// it is known; a key path through other objects or computed from other properties is never
-    /// one.
-    @inline(never)
-    func isOwnProperty(_ change: ModelTracking.Change) -> Bool {
-      guard let changed = change.changedKeyPath, changed.matches(keyPath) else { return false }
-      tracking.markDependenciesFixed()
       return true
     }
 
@@ -251,12 +237,12 @@
     /// chain through other objects): reads the key path again, installing its tracking anew, and
     /// ends the registration when its model is gone or it no longer reads anything tracked.
     @inline(never)
-    func rediscover(oldValue: Any?, modelRegistry: ObservationRegistry, change: ModelTracking.Change) {
+    func rediscover(oldValue: UnsafeRawPointer?, modelRegistry: ObservationRegistry) -> Bool {
       guard let model = gate.loadRoot(as: Object.self) else {
         // A change of another object the key path reads, after the model's deallocation began:
         // the registration ends now, and these callbacks go.
         observation.end(.observedDeallocated)
-        return change.cancelInstallation()
+        return false
       }
       guard let newValue = install(on: model, modelRegistry: modelRegistry) else {
         ObservationDiagnostics.report(
@@ -265,21 +251,23 @@
             + "\(Observer.self), reading nothing Observation tracks, so it could never notify "
             + "again: the registration has ended."
         )
-        return observation.cancel()
+        observation.cancel()
+        return true
       }
       var change = KeyValueChange<Value>(kind: .setting)
-      if options.contains(.old) { change.oldValue = oldValue.map { $0 as! Value } }
+      if options.contains(.old) { change.oldValue = oldValue?.assumingMemoryBound(to: Value.self).pointee }
       if options.contains(.new) { change.newValue = newValue }
       deliver(change)
+      return true
     }
 
     /// Reads the new value now, and delivers the change where `delivery` says.
     @inline(never)
-    func schedule(oldValue: Any?) {
+    func schedule(oldValue: UnsafeRawPointer?) {
       guard let model = gate.loadRoot(as: Object.self) else { return }
       var change = KeyValueChange<Value>(kind: .setting)
-      if options.contains(.old) { change.oldValue = oldValue.map { $0 as! Value } }
-      if options.contains(.new) { change.newValue = model[keyPath: keyPath] }
+      if options.contains(.old) { change.oldValue = oldValue?.assumingMemoryBound(to: Value.self).pointee }
+      if options.contains(.new) { change.newValue = property.read(model) }
       deliver(change)
     }
 
@@ -296,8 +284,8 @@
 
   /// What a tracking's callbacks call on the sentinel they serve, whatever its types.
   protocol ModelChangeReceiver: ObservedSentinel {
-    func modelWillSet(_ change: ModelTracking.Change)
-    func modelDidSet(_ change: ModelTracking.Change, modelRegistry: ObservationRegistry)
+    func modelWillSet()
+    func modelDidSet(dependenciesAreFixed: Bool, modelRegistry: ObservationRegistry) -> Bool
   }
 
   /// Marks the prior calls of registrations on `@Observable` models running on this thread: a

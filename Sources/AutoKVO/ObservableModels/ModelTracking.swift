@@ -36,37 +36,32 @@
     /// The handle the probe's callback handed over.
     private var probedHandle: ObservationTracking?
     private var isCancelled = false
-    /// Whether changes never need a new installation (see ``markDependenciesFixed()``).
+    /// Whether changes never need a new installation (see ``install(reading:willSet:didSet:)``).
     private var fixedDependencies = false
-
-    init() {}
 
     deinit {
       lock.destroy()
     }
 
-    /// One callback: the change of a tracked property, before or after it is stored.
-    struct Change: @unchecked Sendable {  // the handle is Observation's own Sendable value
-      fileprivate let handle: ObservationTracking
+    /// The key path registered: a change reported under it shows that it is a tracked property
+    /// of the model itself (see ``install(reading:willSet:didSet:)``).
+    private let keyPath: AnyKeyPath
 
-      /// Whether ``ModelTracking/markDependenciesFixed()`` was called before this change.
-      let dependenciesAreFixed: Bool
-
-      /// The key path of the property that changed, as its registrar names it.
-      var changedKeyPath: AnyKeyPath? { handle.changed }
-
-      /// Removes this change's installation, whichever it is. A callback whose registration has
-      /// ended calls it, so that callbacks left on other objects (those of a chain whose root was
-      /// deallocated) go at their next change. Never call it from code that a registrar's
-      /// release of its callbacks can run: the registrar holds its lock then.
-      func cancelInstallation() {
-        handle.cancel()
-      }
+    init(keyPath: AnyKeyPath) {
+      self.keyPath = keyPath
     }
 
     /// Evaluates `read` with Observation recording what it accesses, and installs the callbacks
     /// for all of it, replacing (and cancelling) the previous installation. `willSet` may be
     /// `nil`: Observation then makes no call before a change, which halves its own cost.
+    ///
+    /// `didSet` is told whether what a read of the key path accesses is known never to change:
+    /// once a change is reported under the registered key path itself, it is a tracked property of
+    /// the model, and no change needs a new installation. A key path through other objects or
+    /// computed from other properties never is. Each callback returns whether it is still
+    /// wanted: one whose registration has ended returns `false`, and its installation is removed
+    /// then (so that callbacks left on other objects, those of a chain whose root was
+    /// deallocated, go at their next change).
     ///
     /// Returns what `read` returned, or `nil` when it accessed nothing Observation tracks: then
     /// nothing stays installed, and the previous installation, if any, was cancelled. Neither
@@ -75,8 +70,8 @@
     /// takes its own, and the probe calls back.
     func install<Value>(
       reading read: () -> Value,
-      willSet: (@Sendable (Change) -> Void)?,
-      didSet: @escaping @Sendable (Change) -> Void
+      willSet: (@Sendable () -> Bool)?,
+      didSet: @escaping @Sendable (_ dependenciesAreFixed: Bool) -> Bool
     ) -> Value? {
       let thread = autokvo_thread_identity()
       let generation = lock.withLock {
@@ -89,13 +84,15 @@
       var probe: HandleProbe? = HandleProbe()
       let relayDidSet: @Sendable (ObservationTracking) -> Void = { [self, witness] handle in
         withExtendedLifetime(witness) {}
-        if let change = accepted(handle, generation) { didSet(change) }
+        guard let dependenciesAreFixed = accepted(handle, generation) else { return }
+        if !didSet(dependenciesAreFixed) { handle.cancel() }
       }
       let value: Value
       if let willSet {
         let relayWillSet: @Sendable (ObservationTracking) -> Void = { [self, witness] handle in
           withExtendedLifetime(witness) {}
-          if let change = accepted(handle, generation) { willSet(change) }
+          guard accepted(handle, generation) != nil else { return }
+          if !willSet() { handle.cancel() }
         }
         value = withObservationTracking(
           { probe!.access(); return read() }, willSet: relayWillSet, didSet: relayDidSet)
@@ -125,24 +122,23 @@
       return isTracked ? value : nil
     }
 
-    /// The change a callback of `generation`'s installation reports, or `nil` when it is not one
-    /// to act on: a probe's callback hands over the handle instead.
-    private func accepted(_ handle: ObservationTracking, _ generation: Int) -> Change? {
+    /// Whether the key path's accesses are known never to change, for a callback of
+    /// `generation`'s installation that reports a change; `nil` for one that is not a change to
+    /// act on (a probe's callback hands over the handle instead).
+    private func accepted(_ handle: ObservationTracking, _ generation: Int) -> Bool? {
       let thread = autokvo_thread_identity()
-      return lock.withLock {
+      let fixed = lock.withLock { () -> Bool? in
         if let probing, probing.generation == generation, probing.thread == thread {
           if probedHandle == nil { probedHandle = handle }
           return nil
         }
         guard !isCancelled, generation == self.generation else { return nil }
-        return Change(handle: handle, dependenciesAreFixed: fixedDependencies)
+        return fixedDependencies
       }
-    }
-
-    /// Records that the key path is a tracked property of the model itself, whose changes never
-    /// change what a read of it accesses: no change needs a new installation then.
-    func markDependenciesFixed() {
+      guard fixed == false else { return fixed }
+      guard let changed = handle.changed, changed.matches(keyPath) else { return false }
       lock.withLock { fixedDependencies = true }
+      return true
     }
 
     /// Removes the installed callbacks from every registrar that holds them, now. No callback is
@@ -161,7 +157,7 @@
     /// Stops every callback without calling into Observation: what ends a tracking while the
     /// model's registrar is releasing the callbacks, under its own lock, because the model is
     /// being deallocated. A callback left on another object (a chain's) removes itself at its
-    /// next change (``Change/cancelInstallation()``).
+    /// next change, when it finds its registration ended.
     func abandon() {
       let installed = lock.withLock { () -> ObservationTracking? in
         isCancelled = true

@@ -1,0 +1,133 @@
+#if canImport(Observation) && !canImport(ObjectiveC)
+  /// Reads the registered property of a model into an address: a closure made where
+  /// `autoObserve` is inlined into the user's code, so that it is specialized for the property's
+  /// type, and the engine, which runs unspecialized, handles only the address.
+  @usableFromInline
+  typealias ModelPropertyReader<Object> = (_ model: Object, _ value: UnsafeMutableRawPointer) -> Void
+
+  /// The reader of `keyPath`.
+  @inlinable
+  func modelPropertyReader<Object, Value>(
+    _ keyPath: KeyPath<Object, Value>
+  ) -> ModelPropertyReader<Object> {
+    { model, value in
+      value.assumingMemoryBound(to: Value.self).initialize(to: model[keyPath: keyPath])
+    }
+  }
+
+  /// The registered property of a model, read through its ``ModelPropertyReader``.
+  struct ModelProperty<Object: AnyObject, Value> {
+    let keyPath: KeyPath<Object, Value>
+    let reader: ModelPropertyReader<Object>
+
+    /// Initializes `value` with the property's value on `model`.
+    func read(_ model: Object, into value: UnsafeMutablePointer<Value>) {
+      reader(model, UnsafeMutableRawPointer(value))
+    }
+
+    /// The property's value on `model`.
+    func read(_ model: Object) -> Value {
+      withUnsafeTemporaryAllocation(of: Value.self, capacity: 1) { buffer in
+        read(model, into: buffer.baseAddress!)
+        return buffer.baseAddress!.move()
+      }
+    }
+
+    /// Calls `body` with the property's value on `model`, read into a temporary: the engine runs
+    /// unspecialized, where this costs no look-up of generic metadata.
+    func withValue(of model: Object, _ body: (UnsafePointer<Value>) -> Void) {
+      withUnsafeTemporaryAllocation(of: Value.self, capacity: 1) { buffer in
+        let value = buffer.baseAddress!
+        read(model, into: value)
+        body(value)
+        value.deinitialize(count: 1)
+      }
+    }
+  }
+
+  /// The old values read before the changes in progress of one registration, each with its
+  /// thread, until the change's `didSet` takes it: the last one its thread left. A thread may
+  /// have several (a handler that sets the model again), and several threads one each.
+  ///
+  /// The first change in progress keeps its value in a slot allocated once, typed, so that the
+  /// common case, one change at a time, boxes nothing; the others are boxed in a list.
+  // @unchecked Sendable: every stored variable is guarded by `lock`; the slot's value is accessed
+  // only by the thread that holds the slot.
+  final class PendingOldValues<Value>: @unchecked Sendable {
+    private let lock = Lock()
+    private let slot = UnsafeMutablePointer<Value>.allocate(capacity: 1)
+    private var slotState = PendingSlotState.free
+    private var others: [(thread: UnsafeRawPointer, oldValue: Any)] = []
+
+    init() {}
+
+    deinit {
+      if slotState != .free { slot.deinitialize(count: 1) }
+      slot.deallocate()
+      lock.destroy()
+    }
+
+    /// Keeps the value `read` initializes as this thread's latest. `read` runs with no lock held.
+    func push(thread: UnsafeRawPointer, _ read: (UnsafeMutablePointer<Value>) -> Void) {
+      let hasSlot = lock.withLock {
+        guard slotState == .free else { return false }
+        slotState = .held(by: thread)
+        return true
+      }
+      if hasSlot {
+        // The slot is this thread's: nobody else reads it until the thread takes it back.
+        read(slot)
+        return
+      }
+      let boxed: Any = withUnsafeTemporaryAllocation(of: Value.self, capacity: 1) { buffer in
+        read(buffer.baseAddress!)
+        return buffer.baseAddress!.move()
+      }
+      lock.withLock { others.append((thread, boxed)) }
+    }
+
+    /// Calls `body` with this thread's latest value, and forgets it; returns `false`, without
+    /// calling `body`, when the thread left none.
+    func popLatest(thread: UnsafeRawPointer, _ body: (UnsafePointer<Value>) -> Void) -> Bool {
+      let found = lock.withLock { () -> PendingLookup in
+        if let index = others.lastIndex(where: { $0.thread == thread }) {
+          return .other(others.remove(at: index).oldValue)
+        }
+        guard slotState == .held(by: thread) else { return .none }
+        slotState = .delivering
+        return .slot
+      }
+      switch found {
+      case .none:
+        return false
+      case .slot:
+        body(slot)
+        slot.deinitialize(count: 1)
+        lock.withLock { slotState = .free }
+      case .other(let boxed):
+        withUnsafeTemporaryAllocation(of: Value.self, capacity: 1) { buffer in
+          buffer.baseAddress!.initialize(to: boxed as! Value)
+          body(buffer.baseAddress!)
+          buffer.baseAddress!.deinitialize(count: 1)
+        }
+      }
+      return true
+    }
+  }
+
+  // Outside `PendingOldValues`, so as not to be generic: a generic enum's metadata is looked up at
+  // run time by the unspecialized code that uses it.
+  private enum PendingLookup {
+    case none
+    case slot
+    case other(Any)
+  }
+
+  private enum PendingSlotState: Equatable {
+    case free
+    /// Holds the value of a change in progress on this thread (it may be being read).
+    case held(by: UnsafeRawPointer)
+    /// Holds a value being delivered.
+    case delivering
+  }
+#endif
