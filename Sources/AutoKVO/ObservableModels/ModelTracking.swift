@@ -78,28 +78,13 @@
         lastGeneration += 1
         return lastGeneration
       }
-      // Captured by the callbacks and by nothing else: still shared once the probe is gone only
-      // if a tracked object's registrar holds them.
+      // Captured by the callbacks and by nothing else once `track` returns: still shared once the
+      // probe is gone only if a tracked object's registrar holds them.
       var witness = InstallationWitness()
       var probe: HandleProbe? = HandleProbe()
-      let relayDidSet: @Sendable (ObservationTracking) -> Void = { [self, witness] handle in
-        withExtendedLifetime(witness) {}
-        guard let dependenciesAreFixed = accepted(handle, generation) else { return }
-        if !didSet(dependenciesAreFixed) { handle.cancel() }
-      }
-      let value: Value
-      if let willSet {
-        let relayWillSet: @Sendable (ObservationTracking) -> Void = { [self, witness] handle in
-          withExtendedLifetime(witness) {}
-          guard accepted(handle, generation) != nil else { return }
-          if !willSet() { handle.cancel() }
-        }
-        value = withObservationTracking(
-          { probe!.access(); return read() }, willSet: relayWillSet, didSet: relayDidSet)
-      } else {
-        value = withObservationTracking(
-          { probe!.access(); return read() }, didSet: relayDidSet)
-      }
+      let value = track(
+        { probe!.access(); return read() }, generation: generation, witness: witness,
+        willSet: willSet, didSet: didSet)
       lock.withLock { probing = (thread, generation) }
       probe!.mutate()
       // The probe's registrar releases its copy of the callbacks. A registrar that calls a
@@ -120,6 +105,31 @@
       }
       replaced?.cancel()
       return isTracked ? value : nil
+    }
+
+    /// Reads `read` under Observation's tracking, and installs callbacks of `generation` that
+    /// relay to `willSet` and `didSet` and capture `witness`.
+    private func track<Value>(
+      _ read: () -> Value,
+      generation: Int,
+      witness: InstallationWitness,
+      willSet: (@Sendable () -> Bool)?,
+      didSet: @escaping @Sendable (_ dependenciesAreFixed: Bool) -> Bool
+    ) -> Value {
+      let relayDidSet: @Sendable (ObservationTracking) -> Void = { [self] handle in
+        withExtendedLifetime(witness) {}
+        guard let dependenciesAreFixed = accepted(handle, generation) else { return }
+        if !didSet(dependenciesAreFixed) { handle.cancel() }
+      }
+      guard let willSet else {
+        return withObservationTracking(read, didSet: relayDidSet)
+      }
+      let relayWillSet: @Sendable (ObservationTracking) -> Void = { [self] handle in
+        withExtendedLifetime(witness) {}
+        guard accepted(handle, generation) != nil else { return }
+        if !willSet() { handle.cancel() }
+      }
+      return withObservationTracking(read, willSet: relayWillSet, didSet: relayDidSet)
     }
 
     /// Whether the key path's accesses are known never to change, for a callback of
