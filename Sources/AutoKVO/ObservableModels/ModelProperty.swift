@@ -3,7 +3,8 @@
   /// `autoObserve` is inlined into the user's code, so that it is specialized for the property's
   /// type, and the engine, which runs unspecialized, handles only the address.
   @usableFromInline
-  typealias ModelPropertyReader<Object> = (_ model: Object, _ value: UnsafeMutableRawPointer) -> Void
+  typealias ModelPropertyReader<Object> = (_ model: Object, _ value: UnsafeMutableRawPointer) ->
+    Void
 
   /// The reader of `keyPath`.
   @inlinable

@@ -146,8 +146,7 @@
           guard
             let receiver = modelRegistry.withState({ $0.incoming.isEmpty ? nil : unretained })
           else { return false }
-          receiver.modelWillSet()
-          return true
+          return receiver.modelWillSet()
         }
       } else {
         willSet = nil
@@ -168,14 +167,21 @@
     // MARK: Changes
 
     /// Before a change: reads the old value for the change's `didSet`, and sends the prior call.
-    func modelWillSet() {
-      // A model whose deallocation has begun is not read: a registrar may call `willSet` from
-      // its object's deinit (a Swift 6.2 runtime did).
-      guard observation.isActive, let model = gate.loadRoot(as: Object.self) else { return }
+    /// Returns whether the callbacks are still wanted.
+    func modelWillSet() -> Bool {
+      guard observation.isActive else { return true }
+      guard let model = gate.loadRoot(as: Object.self) else {
+        // The model's deallocation has begun: a change of another object the key path reads (a
+        // chain's), or a registrar's call from its object's deinit (a Swift 6.2 runtime made
+        // one). The registration ends now, and these callbacks go.
+        observation.end(.observedDeallocated)
+        return false
+      }
       pending.push(thread: autokvo_thread_identity()) { property.read(model, into: $0) }
       if options.contains(.prior) {
         sendPriorCall(model: model)
       }
+      return true
     }
 
     @inline(never)
@@ -255,7 +261,9 @@
         return true
       }
       var change = KeyValueChange<Value>(kind: .setting)
-      if options.contains(.old) { change.oldValue = oldValue?.assumingMemoryBound(to: Value.self).pointee }
+      if options.contains(.old) {
+        change.oldValue = oldValue?.assumingMemoryBound(to: Value.self).pointee
+      }
       if options.contains(.new) { change.newValue = newValue }
       deliver(change)
       return true
@@ -266,7 +274,9 @@
     func schedule(oldValue: UnsafeRawPointer?) {
       guard let model = gate.loadRoot(as: Object.self) else { return }
       var change = KeyValueChange<Value>(kind: .setting)
-      if options.contains(.old) { change.oldValue = oldValue?.assumingMemoryBound(to: Value.self).pointee }
+      if options.contains(.old) {
+        change.oldValue = oldValue?.assumingMemoryBound(to: Value.self).pointee
+      }
       if options.contains(.new) { change.newValue = property.read(model) }
       deliver(change)
     }
@@ -284,7 +294,7 @@
 
   /// What a tracking's callbacks call on the sentinel they serve, whatever its types.
   protocol ModelChangeReceiver: ObservedSentinel {
-    func modelWillSet()
+    func modelWillSet() -> Bool
     func modelDidSet(dependenciesAreFixed: Bool, modelRegistry: ObservationRegistry) -> Bool
   }
 

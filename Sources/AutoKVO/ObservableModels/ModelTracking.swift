@@ -83,7 +83,10 @@
       var witness = InstallationWitness()
       var probe: HandleProbe? = HandleProbe()
       let value = track(
-        { probe!.access(); return read() }, generation: generation, witness: witness,
+        {
+          probe!.access()
+          return read()
+        }, generation: generation, witness: witness,
         willSet: willSet, didSet: didSet)
       lock.withLock { probing = (thread, generation) }
       probe!.mutate()

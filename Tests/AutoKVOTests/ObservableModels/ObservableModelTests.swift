@@ -71,7 +71,9 @@
       #expect(watcher.log == ["prior 1 stored 1", "1→2 stored 2"])
     }
 
-    @Test("In-place mutations are delivered, even when nothing changed; so is a hand-written withMutation")
+    @Test(
+      "In-place mutations are delivered, even when nothing changed; so is a hand-written withMutation"
+    )
     func inPlaceMutations() {
       let board = Scoreboard(count: 3)
       let dial = Dial()
@@ -158,7 +160,8 @@
       #expect(watcher.log == ["speed 0→5", "speed 5→6"])
     }
 
-    @Test("A key path that reads nothing Observation tracks is reported and returns a cancelled handle")
+    @Test(
+      "A key path that reads nothing Observation tracks is reported and returns a cancelled handle")
     func untrackedKeyPath() {
       let recorder = DiagnosticsRecorder()
       defer { recorder.restore() }
@@ -178,7 +181,8 @@
       #expect(ignored.isCancelled)
       #expect(constant.isCancelled)
       #expect(load.isCancelled)
-      #expect(recorder.kinds == [.keyPathNeverNotifies, .keyPathNeverNotifies, .keyPathNeverNotifies])
+      #expect(
+        recorder.kinds == [.keyPathNeverNotifies, .keyPathNeverNotifies, .keyPathNeverNotifies])
       #expect(recorder.messages.count == 3)
       #expect(recorder.messages.count == 3 && recorder.messages[0].contains("Scoreboard.ignored"))
       #expect(recorder.messages.count == 3 && recorder.messages[1].contains("Scoreboard.constant"))
