@@ -116,19 +116,22 @@
       #expect(watcher.observationRegistry.observingCount == 0)
     }
 
-    @Test("A chain whose root is freed ends at the latest at the next change of what it reads")
-    func chainRootFreed() {
+    @Test(
+      "A chain whose root is freed ends at the latest at the next change of what it reads",
+      arguments: [ObservationOptions.new, [.old, .new], [.prior, .new]])
+    func chainRootFreed(options: ObservationOptions) {
       var board: Scoreboard? = Scoreboard()
       let friend = Scoreboard(count: 1)
       board!.friend = friend
       let watcher = ModelWatcher()
-      let observation = watcher.autoObserve(board!, keyPath: \.friend?.count) {
+      let observation = watcher.autoObserve(board!, keyPath: \.friend?.count, options: options) {
         watcher, _, change in
         watcher.record(modelChangeText(change))
       }
       board = nil
       friend.count = 2
       #expect(observation.isCancelled)
+      #expect(observation.endReason == .observedDeallocated)
       #expect(watcher.log.isEmpty)
       #expect(watcher.observationRegistry.observingCount == 0)
       friend.count = 3

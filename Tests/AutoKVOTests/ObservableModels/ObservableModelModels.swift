@@ -58,6 +58,17 @@
     }
   }
 
+  /// A model isolated to the main actor, as a view model is.
+  @MainActor @Observable final class MainScreen {
+    var title = "Home"
+  }
+
+  /// An observer isolated to the main actor.
+  @MainActor final class MainScreenLabel: KeyValueObservable {
+    let observationRegistry = ObservationRegistry()
+    var texts: [String] = []
+  }
+
   /// An observer that records what its handlers receive.
   // @unchecked Sendable: `received` is guarded by `lock`.
   final class ModelWatcher: KeyValueObservable, @unchecked Sendable {

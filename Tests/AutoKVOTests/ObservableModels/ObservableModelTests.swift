@@ -224,6 +224,19 @@
       #expect(await eventually { watcher.log == ["-→7"] })
     }
 
+    @Test("A main-actor model observed from the main actor: synchronous on main, in order")
+    @MainActor
+    func mainActorModel() {
+      let screen = MainScreen()
+      let label = MainScreenLabel()
+      label.autoObserve(screen, keyPath: \.title, options: [.initial, .new]) { label, _, change in
+        label.texts.append(change.newValue ?? "-")
+      }
+      screen.title = "Settings"
+      screen.title = "About"
+      #expect(label.texts == ["Home", "Settings", "About"])
+    }
+
     @Test("A class that is both KeyValueObservable and Observable keeps AutoKVO's own semantics")
     func bothConformances() async {
       let contact = Contact()
