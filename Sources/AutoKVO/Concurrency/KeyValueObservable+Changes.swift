@@ -29,7 +29,7 @@ extension KeyValueObservable {
     engineChanges(for: keyPath, options: options)
   }
 
-  /// ``changes(for:options:)``, under a name of its own, for the overload that a class which is
+  /// `changes(for:options:)`, under a name of its own, for the overload that a class which is
   /// also an `@Observable` model resolves to.
   func engineChanges<Value: Sendable>(
     for keyPath: KeyPath<Self, Value>,
@@ -70,7 +70,7 @@ extension KeyValueChanges {
 }
 
 /// The changes of one property, in order, as an asynchronous sequence; returned by
-/// ``KeyValueObservable/changes(for:options:)``.
+/// ``KeyValueObservable/changes(for:options:)-60fhs``.
 ///
 /// Its registration ends, exactly once, at the first of: the observed object is deallocated (the
 /// sequence then finishes after delivering what it buffered), the consuming task is cancelled,
@@ -139,7 +139,7 @@ final class EndsRegistration: Sendable {
   }
 }
 
-/// The observer behind ``KeyValueObservable/changes(for:options:)``: yields each change into
+/// The observer behind ``KeyValueObservable/changes(for:options:)-60fhs``: yields each change into
 /// the stream.
 final class StreamObserver<Value: Sendable>: KeyValueObservable, Sendable {
   let observationRegistry = ObservationRegistry()

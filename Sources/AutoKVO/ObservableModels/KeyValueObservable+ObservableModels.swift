@@ -4,7 +4,7 @@
 
   // Observing `@Observable` models: classes that conform to Observation's `Observable` and not to
   // `KeyValueObservable`. Not on Apple platforms, whose SDKs ship no interface to the tracking
-  // these forms need (the ObservingObservableModels article).
+  // these forms need ("Observing an @Observable class" in ObservationAndSwiftUI.md).
   //
   // Overload rules. A class that conforms to both `KeyValueObservable` and `Observable` matches
   // both the engine's forms and these; the forms constrained to both, below, are more specific
@@ -31,10 +31,10 @@
     /// or a chain through other `@Observable` objects (`\.friend?.name`). Where the semantics
     /// differ from a ``KeyValueObservable`` object's (a set of an equal value, which the
     /// `@Observable` macro does not report; no change kinds or indexes; the order among observers)
-    /// is listed in the article "Observing an `@Observable` model". A key path that reads nothing
-    /// Observation tracks (an `@ObservationIgnored` property, a `let`) is reported as an
-    /// ``ObservationDiagnostic`` of kind ``ObservationDiagnostic/Kind/keyPathNeverNotifies``, and
-    /// the returned observation is already cancelled.
+    /// is listed in <doc:ObservationAndSwiftUI#Observing-an-Observable-class>. A key path that
+    /// reads nothing Observation tracks (an `@ObservationIgnored` property, a `let`) is reported
+    /// as an ``ObservationDiagnostic`` of kind ``ObservationDiagnostic/Kind/keyPathNeverNotifies``,
+    /// and the returned observation is already cancelled.
     ///
     /// The handler runs where it would for a ``KeyValueObservable`` object: from nonisolated
     /// code, synchronously on the thread that mutates `model`; from an actor, on that actor.
@@ -73,11 +73,9 @@
     /// Observes `keyPath` of an `@Observable` model until this observer or `model` is
     /// deallocated, running the handler on `deliveryQueue`.
     ///
-    /// Everything ``autoObserve(_:keyPath:options:isolation:file:line:changeHandler:)-(Object,_,_,_,_,_,_)``
-    /// promises for a model holds; the handler runs on `deliveryQueue`, as
-    /// `autoObserve(_:keyPath:options:deliveryQueue:file:line:changeHandler:)` runs it for a
-    /// ``KeyValueObservable`` object. The new value is read on the mutating thread, after the
-    /// change.
+    /// Everything the form without a queue promises for a model holds; the handler runs on
+    /// `deliveryQueue`, as it does for a ``KeyValueObservable`` object. The values are read on the
+    /// mutating thread, around the change.
     ///
     /// - Parameters:
     ///   - model: The model to observe. It is not retained.
@@ -175,7 +173,7 @@
     /// // the loop ends when `counter` is deallocated
     /// ```
     ///
-    /// The sequence ``KeyValueObservable/changes(for:options:)`` returns, for a model: the
+    /// The sequence ``KeyValueObservable/changes(for:options:)-60fhs`` returns, for a model: the
     /// registration is made when this method is called; every change the model's registrar
     /// reports is buffered and delivered, in order, never coalesced, unlike Observation's own
     /// `Observations`. A key path that reads nothing Observation tracks is reported as a
@@ -205,7 +203,7 @@
   extension KeyValueObservable where Self: Observation.Observable {
     /// Every change of `keyPath` of this object, which is both a ``KeyValueObservable`` class and
     /// an Observation `Observable`, observed by AutoKVO's engine: the sequence
-    /// ``KeyValueObservable/changes(for:options:)`` returns.
+    /// ``KeyValueObservable/changes(for:options:)-60fhs`` returns.
     public func changes<Value: Sendable>(
       for keyPath: KeyPath<Self, Value>,
       options: ObservationOptions = [.new]
