@@ -39,7 +39,11 @@ extension AutoKVOSystem {
         .setWithOneObserver, .swiftObservation, variant: didSetTrackerVariant,
         body: .repeated {
           let model = SwiftObservationSystem.Model()
-          withObservationTracking({ _ = model.value }, didSet: { _ in })
+          // Read through the same non-inlined getter as every other row's tracking: a getter
+          // inlined into the closure reports its read under a key path instance of its own, which
+          // Observation's registrar must then compare in full with the setter's on every change.
+          withObservationTracking(
+            { _ = SwiftObservationSystem.value(of: model, plus: 0) }, didSet: { _ in })
           return { n in
             for i in 0..<n { SwiftObservationSystem.setValue(i, on: model) }
           }

@@ -58,7 +58,7 @@
     @inlinable
     public func autoObserve<Object: AnyObject & Observation.Observable, Value>(
       _ model: Object,
-      keyPath: KeyPath<Object, Value>,
+      keyPath: consuming KeyPath<Object, Value>,
       options: ObservationOptions = [.old, .new],
       isolation: isolated (any Actor)? = #isolation,
       file: StaticString = #fileID,
@@ -66,7 +66,8 @@
       changeHandler: @escaping (Self, Object, KeyValueChange<Value>) -> Void
     ) -> KeyValueObservation {
       registerModelObservation(
-        model, keyPath, modelPropertyReader(keyPath), options, .resolve(isolation: isolation),
+        model, modelPropertyAccess(consume keyPath), of: Value.self, options,
+        .resolve(isolation: isolation),
         adaptedHandler: adaptHandler(changeHandler), site: RegistrationSite(file: file, line: line))
     }
 
@@ -90,7 +91,7 @@
     @inlinable
     public func autoObserve<Object: AnyObject & Observation.Observable, Value>(
       _ model: Object,
-      keyPath: KeyPath<Object, Value>,
+      keyPath: consuming KeyPath<Object, Value>,
       options: ObservationOptions = [.old, .new],
       deliveryQueue: DispatchQueue,
       file: StaticString = #fileID,
@@ -98,7 +99,8 @@
       changeHandler: @escaping (Self, Object, KeyValueChange<Value>) -> Void
     ) -> KeyValueObservation {
       registerModelObservation(
-        model, keyPath, modelPropertyReader(keyPath), options, .resolve(queue: deliveryQueue),
+        model, modelPropertyAccess(consume keyPath), of: Value.self, options,
+        .resolve(queue: deliveryQueue),
         adaptedHandler: adaptHandler(changeHandler), site: RegistrationSite(file: file, line: line))
     }
 
@@ -142,13 +144,13 @@
     }
 
     /// Registers a handler behind its adapter for changes of a property of `model`: what both
-    /// forms of `autoObserve` for an `@Observable` model do. `reader` reads `keyPath` (see
-    /// `ModelPropertyReader`).
+    /// forms of `autoObserve` for an `@Observable` model do. `access` reads the property and names
+    /// its key path (see `ModelPropertyAccess`).
     @usableFromInline
     func registerModelObservation<Object: AnyObject & Observation.Observable, Value>(
       _ model: Object,
-      _ keyPath: KeyPath<Object, Value>,
-      _ reader: @escaping ModelPropertyReader<Object>,
+      _ access: @escaping ModelPropertyAccess<Object>,
+      of _: Value.Type,
       _ options: ObservationOptions,
       _ delivery: HandlerDelivery,
       adaptedHandler: @escaping AdaptedHandler<Self, Object>,
@@ -157,8 +159,8 @@
       guard let observerRegistry = stableObservationRegistry(toBeUsedTo: "observe with", site: site)
       else { return .refused() }
       return ModelSentinel<Self, Object, Value>.register(
-        observer: self, observerRegistry: observerRegistry, model: model, keyPath: keyPath,
-        reader: reader, options: options, delivery: delivery, handler: adaptedHandler, site: site)
+        observer: self, observerRegistry: observerRegistry, model: model, access: access,
+        options: options, delivery: delivery, handler: adaptedHandler, site: site)
     }
   }
 
@@ -190,7 +192,7 @@
     ) -> KeyValueChanges<Value> {
       KeyValueChanges.fed { streamObserver, endOfStream in
         streamObserver.registerModelObservation(
-          self, keyPath, modelPropertyReader(keyPath), options, .synchronous,
+          self, modelPropertyAccess(keyPath), of: Value.self, options, .synchronous,
           adaptedHandler: adaptHandler { streamObserver, _, change in
             // The handler owns `endOfStream`, as for a `KeyValueObservable` object.
             _ = endOfStream

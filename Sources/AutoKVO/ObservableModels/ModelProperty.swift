@@ -1,29 +1,43 @@
 #if canImport(Observation) && !canImport(ObjectiveC)
-  /// Reads the registered property of a model into an address: a closure made where
+  /// Reads the registered property of a model, and names its key path: one closure, made where
   /// `autoObserve` is inlined into the user's code, so that it is specialized for the property's
-  /// type, and the engine, which runs unspecialized, handles only the address.
+  /// type and the engine, which runs unspecialized, handles only addresses.
+  ///
+  /// Called with an address, it initializes the address with the property's value on the model
+  /// and returns `nil`; called without, it returns the key path. One closure for both, so that the
+  /// key path literal of the call has no other use: the optimizer then turns the read into a call
+  /// of the property's getter, a few instructions where reading through the key path object costs
+  /// over a thousand, which it does only for a key path literal used once.
   @usableFromInline
-  typealias ModelPropertyReader<Object> = (_ model: Object, _ value: UnsafeMutableRawPointer) ->
-    Void
+  typealias ModelPropertyAccess<Object> =
+    (_ model: Object, _ value: UnsafeMutableRawPointer?) -> AnyKeyPath?
 
-  /// The reader of `keyPath`.
+  /// The access to `keyPath`, which it consumes (see ``ModelPropertyAccess``).
   @inlinable
-  func modelPropertyReader<Object, Value>(
-    _ keyPath: KeyPath<Object, Value>
-  ) -> ModelPropertyReader<Object> {
-    { model, value in
+  func modelPropertyAccess<Object, Value>(
+    _ keyPath: consuming KeyPath<Object, Value>
+  ) -> ModelPropertyAccess<Object> {
+    { [keyPath] model, value in
+      guard let value else { return keyPath }
       value.assumingMemoryBound(to: Value.self).initialize(to: model[keyPath: keyPath])
+      return nil
     }
   }
 
-  /// The registered property of a model, read through its ``ModelPropertyReader``.
+  /// The registered property of a model, read through its ``ModelPropertyAccess``.
   struct ModelProperty<Object: AnyObject, Value> {
+    let access: ModelPropertyAccess<Object>
     let keyPath: KeyPath<Object, Value>
-    let reader: ModelPropertyReader<Object>
+
+    /// Asks `access` for the key path, on `model`.
+    init(_ access: @escaping ModelPropertyAccess<Object>, on model: Object) {
+      self.access = access
+      keyPath = access(model, nil) as! KeyPath<Object, Value>
+    }
 
     /// Initializes `value` with the property's value on `model`.
     func read(_ model: Object, into value: UnsafeMutablePointer<Value>) {
-      reader(model, UnsafeMutableRawPointer(value))
+      _ = access(model, UnsafeMutableRawPointer(value))
     }
 
     /// The property's value on `model`.

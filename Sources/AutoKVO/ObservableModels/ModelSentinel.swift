@@ -86,22 +86,21 @@
 
     // MARK: Registration
 
-    /// Registers `handler` for changes of `keyPath` of `model`, which `reader` reads, and returns
+    /// Registers `handler` for changes of the property of `model` that `access` reads, and returns
     /// the registration: an ended one, after a diagnostic, when reading the property accesses
     /// nothing Observation tracks.
     static func register(
       observer: Observer,
       observerRegistry: ObservationRegistry,
       model: Object,
-      keyPath: KeyPath<Object, Value>,
-      reader: @escaping ModelPropertyReader<Object>,
+      access: @escaping ModelPropertyAccess<Object>,
       options: ObservationOptions,
       delivery: HandlerDelivery,
       handler: @escaping AdaptedHandler<Observer, Object>,
       site: RegistrationSite?
     ) -> KeyValueObservation {
       let modelRegistry = ObservationRegistry()
-      let property = ModelProperty(keyPath: keyPath, reader: reader)
+      let property = ModelProperty<Object, Value>(access, on: model)
       let sentinel = self.init(
         observer: observer, model: model, property: property, options: options,
         delivery: delivery, handler: handler)
@@ -151,9 +150,13 @@
       } else {
         willSet = nil
       }
-      let property = property
+      // Read through the key path object, not the access: a getter inlined into the access would
+      // report its read under a key path instance of its own, equal to the one the model's setter
+      // reports, but not the same object, and Observation's registrar would then compare the two
+      // in full on every change.
+      let keyPath = property.keyPath
       return tracking.install(
-        reading: { property.read(model) },
+        reading: { model[keyPath: keyPath] },
         willSet: willSet,
         didSet: { [modelRegistry] dependenciesAreFixed in
           guard
