@@ -10,6 +10,7 @@ extension AutoKVOSystem {
   public static let modelNewVariant = "@Observable model, [.new]"
   public static let modelOldNewVariant = "@Observable model, [.old, .new]"
   public static let didSetTrackerVariant = "didSet tracker, empty closure"
+  public static let willSetDidSetTrackerVariant = "willSet and didSet trackers, empty closures"
 
   @inline(never)
   @discardableResult
@@ -44,6 +45,17 @@ extension AutoKVOSystem {
           // Observation's registrar must then compare in full with the setter's on every change.
           withObservationTracking(
             { _ = SwiftObservationSystem.value(of: model, plus: 0) }, didSet: { _ in })
+          return { n in
+            for i in 0..<n { SwiftObservationSystem.setValue(i, on: model) }
+          }
+        }),
+      Workload(
+        .setWithOneObserver, .swiftObservation, variant: willSetDidSetTrackerVariant,
+        body: .repeated {
+          let model = SwiftObservationSystem.Model()
+          withObservationTracking(
+            { _ = SwiftObservationSystem.value(of: model, plus: 0) }, willSet: { _ in },
+            didSet: { _ in })
           return { n in
             for i in 0..<n { SwiftObservationSystem.setValue(i, on: model) }
           }

@@ -52,6 +52,32 @@ struct DeliveryGate {
     deliver(observer, object)
   }
 
+  /// ``open(_:_:)`` for a callback that runs inside a change the observed object itself is
+  /// making, on the thread making it (an `@Observable` model's setter calling its registrar): the
+  /// object is held by that code for the whole call, so it is handed on without a retain, unless
+  /// its deallocation has begun (a set inside its `deinit`). Returns whether it was handed on.
+  @inline(__always)
+  @discardableResult
+  func openInChangeOfRoot<Observer: AnyObject, Object: AnyObject>(
+    _ observation: KeyValueObservation,
+    _ deliver: (Observer, Object) -> Void
+  ) -> Bool {
+    guard observation.isActive, let observer = observer.load(as: Observer.self) else {
+      return false
+    }
+    return root.withObjectMakingChange(as: Object.self) { deliver(observer, $0) }
+  }
+
+  /// Calls `body` with the observed object, not retained, unless its deallocation has begun, for
+  /// a caller inside a change the object itself is making (see ``openInChangeOfRoot(_:_:)``).
+  /// Returns whether `body` was called.
+  @inline(__always)
+  func withRootMakingChange<Object: AnyObject>(
+    as type: Object.Type, _ body: (Object) -> Void
+  ) -> Bool {
+    root.withObjectMakingChange(as: type, body)
+  }
+
   /// Gives back both references. Called once, by the owner's `deinit`.
   @inline(__always)
   func release() {

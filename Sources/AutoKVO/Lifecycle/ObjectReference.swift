@@ -71,6 +71,25 @@ struct ObjectReference: @unchecked Sendable {  // immutable; the weak load is at
     return autokvo_is_deallocating(Unmanaged.passUnretained(object).toOpaque())
   }
 
+  /// Calls `body` with the object, not retained, and returns `true`, unless its deallocation has
+  /// begun; then returns `false`. For a caller that runs inside a change the object itself is
+  /// making (an `@Observable` model's setter calling its registrar): the code making the change
+  /// holds the object for the whole call.
+  @inline(__always)
+  func withObjectMakingChange<Object: AnyObject>(
+    as type: Object.Type, _ body: (Object) -> Void
+  ) -> Bool {
+    if let box {
+      guard let object = box.object else { return false }
+      body(unsafeDowncast(object, to: Object.self))
+      return true
+    }
+    let address = UnsafeMutableRawPointer(bitPattern: bits)!
+    guard !autokvo_is_deallocating(address) else { return false }
+    Unmanaged<Object>.fromOpaque(address)._withUnsafeGuaranteedRef(body)
+    return true
+  }
+
   /// Gives back the unowned count, or the box. Called once, by the owner's `deinit`.
   func release() {
     if bits & Self.boxTag != 0 {

@@ -104,29 +104,31 @@
     /// Calls `body` with this thread's latest value, and forgets it; returns `false`, without
     /// calling `body`, when the thread left none.
     func popLatest(thread: UnsafeRawPointer, _ body: (UnsafePointer<Value>) -> Void) -> Bool {
-      let found = lock.withLock { () -> PendingLookup in
-        if let index = others.lastIndex(where: { $0.thread == thread }) {
-          return .other(others.remove(at: index).oldValue)
+      withUnsafeTemporaryAllocation(of: Value.self, capacity: 1) { buffer in
+        let value = buffer.baseAddress!
+        // The slot's value is moved out under the lock, which frees the slot at once: a move runs
+        // no user code.
+        let found = lock.withLock { () -> PendingLookup in
+          if let index = others.lastIndex(where: { $0.thread == thread }) {
+            return .other(others.remove(at: index).oldValue)
+          }
+          guard slotState == .held(by: thread) else { return .none }
+          value.moveInitialize(from: slot, count: 1)
+          slotState = .free
+          return .slot
         }
-        guard slotState == .held(by: thread) else { return .none }
-        slotState = .delivering
-        return .slot
-      }
-      switch found {
-      case .none:
-        return false
-      case .slot:
-        body(slot)
-        slot.deinitialize(count: 1)
-        lock.withLock { slotState = .free }
-      case .other(let boxed):
-        withUnsafeTemporaryAllocation(of: Value.self, capacity: 1) { buffer in
-          buffer.baseAddress!.initialize(to: boxed as! Value)
-          body(buffer.baseAddress!)
-          buffer.baseAddress!.deinitialize(count: 1)
+        switch found {
+        case .none:
+          return false
+        case .slot:
+          break
+        case .other(let boxed):
+          value.initialize(to: boxed as! Value)
         }
+        body(value)
+        value.deinitialize(count: 1)
+        return true
       }
-      return true
     }
   }
 
@@ -142,7 +144,5 @@
     case free
     /// Holds the value of a change in progress on this thread (it may be being read).
     case held(by: UnsafeRawPointer)
-    /// Holds a value being delivered.
-    case delivering
   }
 #endif

@@ -139,13 +139,13 @@
       // sentinel. Read only under the registry's lock, once the registry is found to hold it
       // still: the registry's own reference keeps it alive there.
       unowned(unsafe) let unretained: any ModelChangeReceiver = self
-      let willSet: (@Sendable () -> Bool)?
+      let willSet: (@Sendable (Bool) -> Bool)?
       if needsWillSet {
-        willSet = { [modelRegistry] in
+        willSet = { [modelRegistry] dependenciesAreFixed in
           guard
             let receiver = modelRegistry.withState({ $0.incoming.isEmpty ? nil : unretained })
           else { return false }
-          return receiver.modelWillSet()
+          return receiver.modelWillSet(dependenciesAreFixed: dependenciesAreFixed)
         }
       } else {
         willSet = nil
@@ -171,8 +171,14 @@
 
     /// Before a change: reads the old value for the change's `didSet`, and sends the prior call.
     /// Returns whether the callbacks are still wanted.
-    func modelWillSet() -> Bool {
+    ///
+    /// When the key path is a tracked property of the model itself (`dependenciesAreFixed`), the
+    /// change is the model's own, made by code that holds it: it is read without a retain.
+    func modelWillSet(dependenciesAreFixed: Bool) -> Bool {
       guard observation.isActive else { return true }
+      if dependenciesAreFixed, gate.withRootMakingChange(as: Object.self, { willSet(of: $0) }) {
+        return true
+      }
       guard let model = gate.loadRoot(as: Object.self) else {
         // The model's deallocation has begun: a change of another object the key path reads (a
         // chain's), or a registrar's call from its object's deinit (a Swift 6.2 runtime made
@@ -180,11 +186,15 @@
         observation.end(.observedDeallocated)
         return false
       }
+      willSet(of: model)
+      return true
+    }
+
+    private func willSet(of model: Object) {
       pending.push(thread: autokvo_thread_identity()) { property.read(model, into: $0) }
       if options.contains(.prior) {
         sendPriorCall(model: model)
       }
-      return true
     }
 
     @inline(never)
@@ -225,7 +235,9 @@
         schedule(oldValue: oldValue)
         return true
       }
-      gate.open(observation) { (observer: Observer, model: Object) in
+      // The key path is a tracked property of the model itself: this change is the model's own,
+      // made by code that holds it.
+      gate.openInChangeOfRoot(observation) { (observer: Observer, model: Object) in
         guard options.contains(.new) else {
           return handler(
             observer, model,
@@ -297,7 +309,7 @@
 
   /// What a tracking's callbacks call on the sentinel they serve, whatever its types.
   protocol ModelChangeReceiver: ObservedSentinel {
-    func modelWillSet() -> Bool
+    func modelWillSet(dependenciesAreFixed: Bool) -> Bool
     func modelDidSet(dependenciesAreFixed: Bool, modelRegistry: ObservationRegistry) -> Bool
   }
 

@@ -70,7 +70,7 @@
     /// takes its own, and the probe calls back.
     func install<Value>(
       reading read: () -> Value,
-      willSet: (@Sendable () -> Bool)?,
+      willSet: (@Sendable (_ dependenciesAreFixed: Bool) -> Bool)?,
       didSet: @escaping @Sendable (_ dependenciesAreFixed: Bool) -> Bool
     ) -> Value? {
       let thread = autokvo_thread_identity()
@@ -116,7 +116,7 @@
       _ read: () -> Value,
       generation: Int,
       witness: InstallationWitness,
-      willSet: (@Sendable () -> Bool)?,
+      willSet: (@Sendable (_ dependenciesAreFixed: Bool) -> Bool)?,
       didSet: @escaping @Sendable (_ dependenciesAreFixed: Bool) -> Bool
     ) -> Value {
       let relayDidSet: @Sendable (ObservationTracking) -> Void = { [self] handle in
@@ -129,8 +129,8 @@
       }
       let relayWillSet: @Sendable (ObservationTracking) -> Void = { [self] handle in
         withExtendedLifetime(witness) {}
-        guard accepted(handle, generation) != nil else { return }
-        if !willSet() { handle.cancel() }
+        guard let dependenciesAreFixed = accepted(handle, generation) else { return }
+        if !willSet(dependenciesAreFixed) { handle.cancel() }
       }
       return withObservationTracking(read, willSet: relayWillSet, didSet: relayDidSet)
     }
