@@ -20,7 +20,7 @@
   // handler, which need not be Sendable, runs where `delivery` says, as
   // every handler does.
   final class ModelSentinel<Observer: AnyObject, Object: AnyObject & Observation.Observable, Value>:
-    ModelChangeReceiver, @unchecked Sendable
+    ModelChangeReceiver, ObservedSentinel, @unchecked Sendable
   {
     let observation = KeyValueObservation()
 
@@ -56,6 +56,8 @@
       self.handler = handler
       needsWillSet =
         !options.isDisjoint(with: [.old, .prior]) || ModelPriorCalls.isRunningOnThisThread
+      super.init()
+      tracking.deliver(to: self)
     }
 
     deinit {
@@ -132,39 +134,18 @@
     }
 
     /// Installs the tracking of the property on `model`, replacing the previous installation, with
-    /// callbacks that reach this sentinel through `modelRegistry` (see ``ModelTracking``). Returns
-    /// the value read, or `nil` when the read accessed nothing Observation tracks.
-    func install(on model: Object, modelRegistry: ObservationRegistry) -> Value? {
-      // Unretained, so that the callbacks keep alive only the model registry, which owns the
-      // sentinel. Read only under the registry's lock, once the registry is found to hold it
-      // still: the registry's own reference keeps it alive there.
-      unowned(unsafe) let unretained: any ModelChangeReceiver = self
-      let willSet: (@Sendable (Bool) -> Bool)?
-      if needsWillSet {
-        willSet = { [modelRegistry] dependenciesAreFixed in
-          guard
-            let receiver = modelRegistry.withState({ $0.incoming.isEmpty ? nil : unretained })
-          else { return false }
-          return receiver.modelWillSet(dependenciesAreFixed: dependenciesAreFixed)
-        }
-      } else {
-        willSet = nil
-      }
+    /// callbacks that keep `modelRegistry`, which owns this sentinel, alive (see
+    /// ``ModelTracking``). Returns the value read, or `nil` when the read accessed nothing
+    /// Observation tracks.
+    func install(on model: Object, modelRegistry: any AnyObject & Sendable) -> Value? {
       // Read through the key path object, not the access: a getter inlined into the access would
       // report its read under a key path instance of its own, equal to the one the model's setter
       // reports, but not the same object, and Observation's registrar would then compare the two
       // in full on every change.
       let keyPath = property.keyPath
       return tracking.install(
-        reading: { model[keyPath: keyPath] },
-        willSet: willSet,
-        didSet: { [modelRegistry] dependenciesAreFixed in
-          guard
-            let receiver = modelRegistry.withState({ $0.incoming.isEmpty ? nil : unretained })
-          else { return false }
-          return receiver.modelDidSet(
-            dependenciesAreFixed: dependenciesAreFixed, modelRegistry: modelRegistry)
-        })
+        reading: { model[keyPath: keyPath] }, notifiesBeforeChange: needsWillSet,
+        owner: modelRegistry)
     }
 
     // MARK: Changes
@@ -174,8 +155,8 @@
     ///
     /// When the key path is a tracked property of the model itself (`dependenciesAreFixed`), the
     /// change is the model's own, made by code that holds it: it is read without a retain.
-    func modelWillSet(dependenciesAreFixed: Bool) -> Bool {
-      guard observation.isActive else { return true }
+    override func modelWillChange(dependenciesAreFixed: Bool) -> Bool {
+      guard observation.isActive else { return false }
       if dependenciesAreFixed, gate.withRootMakingChange(as: Object.self, { willSet(of: $0) }) {
         return true
       }
@@ -207,7 +188,9 @@
 
     /// After a change: delivers it, with the old value its `willSet` read. Returns whether the
     /// callbacks are still wanted.
-    func modelDidSet(dependenciesAreFixed: Bool, modelRegistry: ObservationRegistry) -> Bool {
+    override func modelDidChange(
+      dependenciesAreFixed: Bool, owner modelRegistry: any AnyObject & Sendable
+    ) -> Bool {
       guard needsWillSet else {
         return didSet(oldValue: nil, dependenciesAreFixed, modelRegistry)
       }
@@ -226,7 +209,7 @@
     /// optional typed pointer.
     private func didSet(
       oldValue: UnsafeRawPointer?, _ dependenciesAreFixed: Bool,
-      _ modelRegistry: ObservationRegistry
+      _ modelRegistry: any AnyObject & Sendable
     ) -> Bool {
       guard dependenciesAreFixed else {
         return rediscover(oldValue: oldValue, modelRegistry: modelRegistry)
@@ -258,7 +241,7 @@
     /// chain through other objects): reads the key path again, installing its tracking anew, and
     /// ends the registration when its model is gone or it no longer reads anything tracked.
     @inline(never)
-    func rediscover(oldValue: UnsafeRawPointer?, modelRegistry: ObservationRegistry) -> Bool {
+    func rediscover(oldValue: UnsafeRawPointer?, modelRegistry: any AnyObject & Sendable) -> Bool {
       guard let model = gate.loadRoot(as: Object.self) else {
         // A change of another object the key path reads, after the model's deallocation began:
         // the registration ends now, and these callbacks go.
@@ -305,12 +288,6 @@
         }
       }
     }
-  }
-
-  /// What a tracking's callbacks call on the sentinel they serve, whatever its types.
-  protocol ModelChangeReceiver: ObservedSentinel {
-    func modelWillSet(dependenciesAreFixed: Bool) -> Bool
-    func modelDidSet(dependenciesAreFixed: Bool, modelRegistry: ObservationRegistry) -> Bool
   }
 
   /// Marks the prior calls of registrations on `@Observable` models running on this thread: a

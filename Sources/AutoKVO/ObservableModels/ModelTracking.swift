@@ -5,24 +5,52 @@
   @_spi(SwiftUI) import Observation
   import _AutoKVOShims
 
+  /// What a tracking's callbacks call: the registration's observed-side sentinel, which
+  /// subclasses it. A class rather than a protocol, so that the tracking can hold it without a
+  /// reference count and retain it only when it may (see ``ModelTracking``), with no cast.
+  class ModelChangeReceiver: @unchecked Sendable {  // no state; subclasses justify their own
+    /// Before a change of what the tracking reads; `dependenciesAreFixed` as for
+    /// ``modelDidChange(dependenciesAreFixed:owner:)``. Returns whether the callbacks are still
+    /// wanted.
+    func modelWillChange(dependenciesAreFixed: Bool) -> Bool {
+      preconditionFailure("a subclass delivers changes")
+    }
+
+    /// After a change. `dependenciesAreFixed`: whether what a read of the key path accesses is
+    /// known never to change (see ``ModelTracking/install(reading:notifiesBeforeChange:owner:)``).
+    /// `owner` is what the callbacks keep alive, for a new installation. Returns whether the
+    /// callbacks are still wanted.
+    func modelDidChange(dependenciesAreFixed: Bool, owner: any AnyObject & Sendable) -> Bool {
+      preconditionFailure("a subclass delivers changes")
+    }
+  }
+
   /// How one registration on an `@Observable` model learns of its changes: the only code that
   /// knows Observation's tracking API, so that another mechanism (SE-0506's public one, on a
   /// toolchain that has it) is another file with the same members.
   ///
-  /// ``install(reading:willSet:didSet:)`` evaluates a read with Observation recording what it
-  /// accesses, and installs callbacks that Observation makes on the mutating thread before
-  /// (`willSet`) and after (`didSet`) every change of any of it, until the tracking is cancelled
-  /// or replaced by the next installation. The callbacks capture what the caller gives them; when
-  /// a tracked object is deallocated, its registrar releases them, and with them what they
-  /// captured: the caller learns of the model's death from that release.
+  /// ``install(reading:notifiesBeforeChange:owner:)`` evaluates a read with Observation recording
+  /// what it accesses, and installs callbacks that Observation makes on the mutating thread
+  /// before and after every change of any of it, until the tracking is cancelled or replaced by
+  /// the next installation. The callbacks call the receiver, and keep the owner alive: when a
+  /// tracked object is deallocated, its registrar releases them, and the owner learns of the
+  /// model's death from its own release.
+  ///
+  /// The receiver owns the tracking and is not retained by it: a callback retains it under the
+  /// tracking's lock, only if its deallocation has not begun and ``cancel()`` (or ``abandon()``),
+  /// which the receiver's `deinit` calls first thing, has not run. The receiver's memory is valid
+  /// until then, since its `deinit` waits for that lock.
   ///
   /// The SPI returns no handle to cancel with, but passes one to every callback. So the read also
   /// accesses a private model made for the purpose, a ``HandleProbe``, which one mutation makes
   /// call back with the handle; the probe is then dropped, and with it its registrar's copy of the
   /// callbacks, so that only the user's objects hold them.
-  // @unchecked Sendable: every stored variable is guarded by `lock`.
+  // @unchecked Sendable: every stored variable is guarded by `lock`; `receiver` is immutable.
   final class ModelTracking: @unchecked Sendable {
     private let lock = Lock()
+    /// The sentinel changes are delivered to, not retained (see above); set once, by
+    /// ``deliver(to:)``, before the first installation.
+    private var receiver: UnsafeMutableRawPointer?
     /// The installed tracking, the one ``cancel()`` ends; `nil` before the first installation,
     /// and once cancelled.
     private var current: ObservationTracking?
@@ -36,42 +64,61 @@
     /// The handle the probe's callback handed over.
     private var probedHandle: ObservationTracking?
     private var isCancelled = false
-    /// Whether changes never need a new installation (see ``install(reading:willSet:didSet:)``).
+    /// Whether changes never need a new installation (see
+    /// ``install(reading:notifiesBeforeChange:owner:)``).
     private var fixedDependencies = false
+
+    /// The key path registered: a change reported under it shows that it is a tracked property
+    /// of the model itself.
+    private let keyPath: AnyKeyPath
+
+    /// A tracking of `keyPath`.
+    init(keyPath: AnyKeyPath) {
+      self.keyPath = keyPath
+    }
+
+    /// Delivers changes to `receiver`, which owns this tracking. Called once, before the first
+    /// installation.
+    func deliver(to receiver: ModelChangeReceiver) {
+      let address = Unmanaged.passUnretained(receiver).toOpaque()
+      lock.withLock { self.receiver = address }
+    }
 
     deinit {
       lock.destroy()
     }
 
-    /// The key path registered: a change reported under it shows that it is a tracked property
-    /// of the model itself (see ``install(reading:willSet:didSet:)``).
-    private let keyPath: AnyKeyPath
-
-    init(keyPath: AnyKeyPath) {
-      self.keyPath = keyPath
+    /// What a callback does with a change it is called for.
+    private enum Outcome {
+      /// Not a change to act on: a probe's callback, or one of a replaced installation.
+      case ignore
+      /// The registration has ended: the callbacks are removed.
+      case remove
+      /// Deliver to the receiver, retained for the call.
+      case deliver(ModelChangeReceiver, dependenciesAreFixed: Bool)
     }
 
     /// Evaluates `read` with Observation recording what it accesses, and installs the callbacks
-    /// for all of it, replacing (and cancelling) the previous installation. `willSet` may be
-    /// `nil`: Observation then makes no call before a change, which halves its own cost.
+    /// for all of it, replacing (and cancelling) the previous installation. With
+    /// `notifiesBeforeChange` false, Observation makes no call before a change, which halves its
+    /// own cost. The callbacks keep `owner` alive.
     ///
-    /// `didSet` is told whether what a read of the key path accesses is known never to change:
-    /// once a change is reported under the registered key path itself, it is a tracked property of
-    /// the model, and no change needs a new installation. A key path through other objects or
-    /// computed from other properties never is. Each callback returns whether it is still
-    /// wanted: one whose registration has ended returns `false`, and its installation is removed
-    /// then (so that callbacks left on other objects, those of a chain whose root was
-    /// deallocated, go at their next change).
+    /// The receiver is told whether what a read of the key path accesses is known never to
+    /// change: once a change is reported under the registered key path itself, it is a tracked
+    /// property of the model, and no change needs a new installation. A key path through other
+    /// objects or computed from other properties never is. A callback that the receiver answers
+    /// `false` (its registration has ended) removes its installation then (so that callbacks left
+    /// on other objects, those of a chain whose root was deallocated, go at their next change).
     ///
     /// Returns what `read` returned, or `nil` when it accessed nothing Observation tracks: then
-    /// nothing stays installed, and the previous installation, if any, was cancelled. Neither
-    /// callback is called for a change that completes before this returns, nor after
-    /// ``cancel()`` or the next installation returns. Call it with no lock held: Observation
-    /// takes its own, and the probe calls back.
+    /// nothing stays installed, and the previous installation, if any, was cancelled. No callback
+    /// is made for a change that completes before this returns, nor after ``cancel()`` or the next
+    /// installation returns. Call it with no lock held: Observation takes its own, and the probe
+    /// calls back.
     func install<Value>(
       reading read: () -> Value,
-      willSet: (@Sendable (_ dependenciesAreFixed: Bool) -> Bool)?,
-      didSet: @escaping @Sendable (_ dependenciesAreFixed: Bool) -> Bool
+      notifiesBeforeChange: Bool,
+      owner: any AnyObject & Sendable
     ) -> Value? {
       let thread = autokvo_thread_identity()
       let generation = lock.withLock {
@@ -86,8 +133,8 @@
         {
           probe!.access()
           return read()
-        }, generation: generation, witness: witness,
-        willSet: willSet, didSet: didSet)
+        }, generation: generation, witness: witness, notifiesBeforeChange: notifiesBeforeChange,
+        owner: owner)
       lock.withLock { probing = (thread, generation) }
       probe!.mutate()
       // The probe's registrar releases its copy of the callbacks. A registrar that calls a
@@ -111,53 +158,75 @@
     }
 
     /// Reads `read` under Observation's tracking, and installs callbacks of `generation` that
-    /// relay to `willSet` and `didSet` and capture `witness`.
+    /// deliver to the receiver and capture `witness` and `owner`.
     private func track<Value>(
       _ read: () -> Value,
       generation: Int,
       witness: InstallationWitness,
-      willSet: (@Sendable (_ dependenciesAreFixed: Bool) -> Bool)?,
-      didSet: @escaping @Sendable (_ dependenciesAreFixed: Bool) -> Bool
+      notifiesBeforeChange: Bool,
+      owner: any AnyObject & Sendable
     ) -> Value {
       let relayDidSet: @Sendable (ObservationTracking) -> Void = { [self] handle in
         withExtendedLifetime(witness) {}
-        guard let dependenciesAreFixed = accepted(handle, generation) else { return }
-        if !didSet(dependenciesAreFixed) { handle.cancel() }
+        switch outcome(handle, generation) {
+        case .ignore:
+          return
+        case .remove:
+          handle.cancel()
+        case .deliver(let receiver, let dependenciesAreFixed):
+          if !receiver.modelDidChange(dependenciesAreFixed: dependenciesAreFixed, owner: owner) {
+            handle.cancel()
+          }
+        }
       }
-      guard let willSet else {
+      guard notifiesBeforeChange else {
         return withObservationTracking(read, didSet: relayDidSet)
       }
       let relayWillSet: @Sendable (ObservationTracking) -> Void = { [self] handle in
         withExtendedLifetime(witness) {}
-        guard let dependenciesAreFixed = accepted(handle, generation) else { return }
-        if !willSet(dependenciesAreFixed) { handle.cancel() }
+        switch outcome(handle, generation) {
+        case .ignore:
+          return
+        case .remove:
+          handle.cancel()
+        case .deliver(let receiver, let dependenciesAreFixed):
+          if !receiver.modelWillChange(dependenciesAreFixed: dependenciesAreFixed) {
+            handle.cancel()
+          }
+        }
       }
       return withObservationTracking(read, willSet: relayWillSet, didSet: relayDidSet)
     }
 
-    /// Whether the key path's accesses are known never to change, for a callback of
-    /// `generation`'s installation that reports a change; `nil` for one that is not a change to
-    /// act on (a probe's callback hands over the handle instead).
-    private func accepted(_ handle: ObservationTracking, _ generation: Int) -> Bool? {
+    /// What a callback of `generation`'s installation does: one critical section per callback.
+    private func outcome(_ handle: ObservationTracking, _ generation: Int) -> Outcome {
       let thread = autokvo_thread_identity()
-      let fixed = lock.withLock { () -> Bool? in
+      let outcome = lock.withLock { () -> Outcome in
         if let probing, probing.generation == generation, probing.thread == thread {
           if probedHandle == nil { probedHandle = handle }
-          return nil
+          return .ignore
         }
-        guard !isCancelled, generation == self.generation else { return nil }
-        return fixedDependencies
+        if isCancelled { return .remove }
+        guard generation == self.generation else { return .ignore }
+        // Still valid memory: the receiver's deinit has not reached `cancel()`, which waits for
+        // this lock. Retained only if its deinit has not begun.
+        guard let receiver, let retained = autokvo_try_retain(receiver) else { return .remove }
+        return .deliver(
+          Unmanaged<ModelChangeReceiver>.fromOpaque(retained).takeRetainedValue(),
+          dependenciesAreFixed: fixedDependencies)
       }
-      guard fixed == false else { return fixed }
-      guard let changed = handle.changed, changed.matches(keyPath) else { return false }
+      guard case .deliver(let receiver, false) = outcome,
+        let changed = handle.changed, changed.matches(keyPath)
+      else { return outcome }
       lock.withLock { fixedDependencies = true }
-      return true
+      return .deliver(receiver, dependenciesAreFixed: true)
     }
 
     /// Removes the installed callbacks from every registrar that holds them, now. No callback is
     /// made once this returns on the calling thread, nor for a change that begins after it
     /// returns anywhere; one already running on another thread may complete. Never call it from
-    /// code that a registrar's release of its callbacks can run (see ``abandon()``).
+    /// code that a registrar's release of its callbacks can run (see ``abandon()``). The receiver's
+    /// `deinit` calls this or ``abandon()`` first.
     func cancel() {
       let installed = lock.withLock { () -> ObservationTracking? in
         isCancelled = true
@@ -170,7 +239,7 @@
     /// Stops every callback without calling into Observation: what ends a tracking while the
     /// model's registrar is releasing the callbacks, under its own lock, because the model is
     /// being deallocated. A callback left on another object (a chain's) removes itself at its
-    /// next change, when it finds its registration ended.
+    /// next change.
     func abandon() {
       let installed = lock.withLock { () -> ObservationTracking? in
         isCancelled = true
