@@ -147,8 +147,10 @@ public final class KeyValueObservation: @unchecked Sendable {  // mutable state 
   func end(_ reason: RegistrationLifecycle.EndReason) {
     // The detached sentinels are returned out of the critical section so that they (and the
     // handler closure they own, with whatever it captured) are released after the lock is
-    // dropped: a captured object's deinit is user code and may re-enter AutoKVO.
-    _ = lock.withLock { () -> ((any ObservedSentinel)?, ObserverSentinel?) in
+    // dropped: a captured object's deinit is user code and may re-enter AutoKVO. The observed one
+    // is told it was detached first, there.
+    let (observedSide, observerSide) = lock.withLock {
+      () -> ((any ObservedSentinel)?, ObserverSentinel?) in
       // Written back only when it changes: a registration's word is stored once, when it ends.
       var lifecycle = self.lifecycle
       let action = lifecycle.end(reason)
@@ -174,5 +176,9 @@ public final class KeyValueObservation: @unchecked Sendable {  // mutable state 
         return (nil, nil)
       }
     }
+    if let observedSide = consume observedSide {
+      observedSide.wasDetached()
+    }
+    _ = consume observerSide
   }
 }

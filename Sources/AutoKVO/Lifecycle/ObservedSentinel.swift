@@ -58,6 +58,11 @@ protocol ObservedSentinel: AnyObject, Sendable {
 
   /// Called by the owning registry's `deinit`: the observed object is being deallocated.
   func observedObjectIsDeallocating()
+
+  /// Called by ``KeyValueObservation/end(_:)`` once it has detached this sentinel from its
+  /// registry, on the ending thread, after its locks: a kind whose changes come from outside
+  /// AutoKVO stops them here. Not called when the registry's `deinit` ends the registration.
+  func wasDetached()
 }
 
 extension ObservedSentinel {
@@ -83,4 +88,6 @@ extension ObservedSentinel {
   func observedObjectIsDeallocating() {
     observation.end(.observedDeallocated)
   }
+
+  func wasDetached() {}
 }

@@ -12,13 +12,14 @@
   /// (Docs/Design.md): when the model is deallocated, its registrar releases the callbacks, the
   /// model registry's `deinit` ends the registration, exactly once, and releases the sentinel; when
   /// the observer is deallocated or the handle is cancelled, the registration detaches the sentinel
-  /// from the model registry, and the sentinel's `deinit` removes the callbacks.
+  /// from the model registry and tells it (``wasDetached()``), and the sentinel removes the
+  /// callbacks.
   ///
-  /// Each callback finds the sentinel through the model registry, under its lock, while the
-  /// registry still holds it: a callback that finds it gone removes its installation instead.
+  /// The callbacks hold the sentinel too, so that a change reaches it with no look-up; it is freed
+  /// once both the callbacks and the model registry have let it go. Every delivery checks first
+  /// that the registration is still active.
   // @unchecked Sendable: `pending` and `tracking` are Sendable, and the rest is immutable; the
-  // handler, which need not be Sendable, runs where `delivery` says, as
-  // every handler does.
+  // handler, which need not be Sendable, runs where `delivery` says, as every handler does.
   final class ModelSentinel<Observer: AnyObject, Object: AnyObject & Observation.Observable, Value>:
     ModelChangeReceiver, ObservedSentinel, @unchecked Sendable
   {
@@ -56,20 +57,25 @@
       self.handler = handler
       needsWillSet =
         !options.isDisjoint(with: [.old, .prior]) || ModelPriorCalls.isRunningOnThisThread
-      super.init()
-      tracking.deliver(to: self)
     }
 
     deinit {
-      // The registration has ended, and the model registry let this sentinel go. Once the
-      // model's deallocation has begun, its registrar releases the callbacks, possibly on this
-      // thread and under its lock: nothing may call into it then.
+      // The callbacks are gone (they hold this sentinel); a tracking never installed, or ended by
+      // the model's deallocation, may still be marked ended.
+      tracking.abandon()
+      gate.release()
+    }
+
+    /// The registration was cancelled, or its observer deallocated: the callbacks go. Once the
+    /// model's deallocation has begun, its registrar releases them itself, possibly on this thread
+    /// and under its lock (a deinit that its release runs may have ended this registration):
+    /// nothing may call into it then.
+    func wasDetached() {
       if gate.loadRoot(as: Object.self) == nil {
         tracking.abandon()
       } else {
         tracking.cancel()
       }
-      gate.release()
     }
 
     // MARK: ObservedSentinel
@@ -145,7 +151,7 @@
       let keyPath = property.keyPath
       return tracking.install(
         reading: { model[keyPath: keyPath] }, notifiesBeforeChange: needsWillSet,
-        owner: modelRegistry)
+        owner: modelRegistry, receiver: self)
     }
 
     // MARK: Changes
@@ -155,7 +161,7 @@
     ///
     /// When the key path is a tracked property of the model itself (`dependenciesAreFixed`), the
     /// change is the model's own, made by code that holds it: it is read without a retain.
-    override func modelWillChange(dependenciesAreFixed: Bool) -> Bool {
+    func modelWillChange(dependenciesAreFixed: Bool) -> Bool {
       guard observation.isActive else { return false }
       if dependenciesAreFixed, gate.withRootMakingChange(as: Object.self, { willSet(of: $0) }) {
         return true
@@ -188,7 +194,7 @@
 
     /// After a change: delivers it, with the old value its `willSet` read. Returns whether the
     /// callbacks are still wanted.
-    override func modelDidChange(
+    func modelDidChange(
       dependenciesAreFixed: Bool, owner modelRegistry: any AnyObject & Sendable
     ) -> Bool {
       guard needsWillSet else {

@@ -5,52 +5,39 @@
   @_spi(SwiftUI) import Observation
   import _AutoKVOShims
 
-  /// What a tracking's callbacks call: the registration's observed-side sentinel, which
-  /// subclasses it. A class rather than a protocol, so that the tracking can hold it without a
-  /// reference count and retain it only when it may (see ``ModelTracking``), with no cast.
-  class ModelChangeReceiver: @unchecked Sendable {  // no state; subclasses justify their own
+  /// What a tracking's callbacks call: the registration's observed-side sentinel.
+  protocol ModelChangeReceiver: AnyObject, Sendable {
     /// Before a change of what the tracking reads; `dependenciesAreFixed` as for
     /// ``modelDidChange(dependenciesAreFixed:owner:)``. Returns whether the callbacks are still
     /// wanted.
-    func modelWillChange(dependenciesAreFixed: Bool) -> Bool {
-      preconditionFailure("a subclass delivers changes")
-    }
+    func modelWillChange(dependenciesAreFixed: Bool) -> Bool
 
     /// After a change. `dependenciesAreFixed`: whether what a read of the key path accesses is
-    /// known never to change (see ``ModelTracking/install(reading:notifiesBeforeChange:owner:)``).
+    /// known never to change (see ``ModelTracking/install(reading:notifiesBeforeChange:owner:receiver:)``).
     /// `owner` is what the callbacks keep alive, for a new installation. Returns whether the
     /// callbacks are still wanted.
-    func modelDidChange(dependenciesAreFixed: Bool, owner: any AnyObject & Sendable) -> Bool {
-      preconditionFailure("a subclass delivers changes")
-    }
+    func modelDidChange(dependenciesAreFixed: Bool, owner: any AnyObject & Sendable) -> Bool
   }
 
   /// How one registration on an `@Observable` model learns of its changes: the only code that
   /// knows Observation's tracking API, so that another mechanism (SE-0506's public one, on a
   /// toolchain that has it) is another file with the same members.
   ///
-  /// ``install(reading:notifiesBeforeChange:owner:)`` evaluates a read with Observation recording
-  /// what it accesses, and installs callbacks that Observation makes on the mutating thread
-  /// before and after every change of any of it, until the tracking is cancelled or replaced by
-  /// the next installation. The callbacks call the receiver, and keep the owner alive: when a
-  /// tracked object is deallocated, its registrar releases them, and the owner learns of the
-  /// model's death from its own release.
-  ///
-  /// The receiver owns the tracking and is not retained by it: a callback retains it under the
-  /// tracking's lock, only if its deallocation has not begun and ``cancel()`` (or ``abandon()``),
-  /// which the receiver's `deinit` calls first thing, has not run. The receiver's memory is valid
-  /// until then, since its `deinit` waits for that lock.
+  /// ``install(reading:notifiesBeforeChange:owner:receiver:)`` evaluates a read with Observation
+  /// recording what it accesses, and installs callbacks that Observation makes on the mutating
+  /// thread before and after every change of any of it, until the tracking is cancelled or
+  /// replaced by the next installation. The callbacks call the receiver and keep it and the owner
+  /// alive: when a tracked object is deallocated, its registrar releases them, and the owner
+  /// learns of the model's death from its own release. The receiver, which owns the tracking, must
+  /// cancel it to be released (a cycle through Observation's registrars until then).
   ///
   /// The SPI returns no handle to cancel with, but passes one to every callback. So the read also
   /// accesses a private model made for the purpose, a ``HandleProbe``, which one mutation makes
   /// call back with the handle; the probe is then dropped, and with it its registrar's copy of the
   /// callbacks, so that only the user's objects hold them.
-  // @unchecked Sendable: every stored variable is guarded by `lock`; `receiver` is immutable.
+  // @unchecked Sendable: every stored variable is guarded by `lock`.
   final class ModelTracking: @unchecked Sendable {
     private let lock = Lock()
-    /// The sentinel changes are delivered to, not retained (see above); set once, by
-    /// ``deliver(to:)``, before the first installation.
-    private var receiver: UnsafeMutableRawPointer?
     /// The installed tracking, the one ``cancel()`` ends; `nil` before the first installation,
     /// and once cancelled.
     private var current: ObservationTracking?
@@ -65,7 +52,7 @@
     private var probedHandle: ObservationTracking?
     private var isCancelled = false
     /// Whether changes never need a new installation (see
-    /// ``install(reading:notifiesBeforeChange:owner:)``).
+    /// ``install(reading:notifiesBeforeChange:owner:receiver:)``).
     private var fixedDependencies = false
 
     /// The key path registered: a change reported under it shows that it is a tracked property
@@ -77,13 +64,6 @@
       self.keyPath = keyPath
     }
 
-    /// Delivers changes to `receiver`, which owns this tracking. Called once, before the first
-    /// installation.
-    func deliver(to receiver: ModelChangeReceiver) {
-      let address = Unmanaged.passUnretained(receiver).toOpaque()
-      lock.withLock { self.receiver = address }
-    }
-
     deinit {
       lock.destroy()
     }
@@ -92,16 +72,16 @@
     private enum Outcome {
       /// Not a change to act on: a probe's callback, or one of a replaced installation.
       case ignore
-      /// The registration has ended: the callbacks are removed.
+      /// The tracking was cancelled: the callbacks are removed.
       case remove
-      /// Deliver to the receiver, retained for the call.
-      case deliver(ModelChangeReceiver, dependenciesAreFixed: Bool)
+      /// Deliver to the receiver.
+      case deliver(dependenciesAreFixed: Bool)
     }
 
     /// Evaluates `read` with Observation recording what it accesses, and installs the callbacks
     /// for all of it, replacing (and cancelling) the previous installation. With
     /// `notifiesBeforeChange` false, Observation makes no call before a change, which halves its
-    /// own cost. The callbacks keep `owner` alive.
+    /// own cost. The callbacks call `receiver`, and keep it and `owner` alive.
     ///
     /// The receiver is told whether what a read of the key path accesses is known never to
     /// change: once a change is reported under the registered key path itself, it is a tracked
@@ -118,7 +98,8 @@
     func install<Value>(
       reading read: () -> Value,
       notifiesBeforeChange: Bool,
-      owner: any AnyObject & Sendable
+      owner: any AnyObject & Sendable,
+      receiver: any ModelChangeReceiver
     ) -> Value? {
       let thread = autokvo_thread_identity()
       let generation = lock.withLock {
@@ -134,7 +115,7 @@
           probe!.access()
           return read()
         }, generation: generation, witness: witness, notifiesBeforeChange: notifiesBeforeChange,
-        owner: owner)
+        owner: owner, receiver: receiver)
       lock.withLock { probing = (thread, generation) }
       probe!.mutate()
       // The probe's registrar releases its copy of the callbacks. A registrar that calls a
@@ -158,13 +139,14 @@
     }
 
     /// Reads `read` under Observation's tracking, and installs callbacks of `generation` that
-    /// deliver to the receiver and capture `witness` and `owner`.
+    /// deliver to `receiver` and capture `witness` and `owner`.
     private func track<Value>(
       _ read: () -> Value,
       generation: Int,
       witness: InstallationWitness,
       notifiesBeforeChange: Bool,
-      owner: any AnyObject & Sendable
+      owner: any AnyObject & Sendable,
+      receiver: any ModelChangeReceiver
     ) -> Value {
       let relayDidSet: @Sendable (ObservationTracking) -> Void = { [self] handle in
         withExtendedLifetime(witness) {}
@@ -173,7 +155,7 @@
           return
         case .remove:
           handle.cancel()
-        case .deliver(let receiver, let dependenciesAreFixed):
+        case .deliver(let dependenciesAreFixed):
           if !receiver.modelDidChange(dependenciesAreFixed: dependenciesAreFixed, owner: owner) {
             handle.cancel()
           }
@@ -189,7 +171,7 @@
           return
         case .remove:
           handle.cancel()
-        case .deliver(let receiver, let dependenciesAreFixed):
+        case .deliver(let dependenciesAreFixed):
           if !receiver.modelWillChange(dependenciesAreFixed: dependenciesAreFixed) {
             handle.cancel()
           }
@@ -208,25 +190,18 @@
         }
         if isCancelled { return .remove }
         guard generation == self.generation else { return .ignore }
-        // Still valid memory: the receiver's deinit has not reached `cancel()`, which waits for
-        // this lock. Retained only if its deinit has not begun.
-        guard let receiver, let retained = autokvo_try_retain(receiver) else { return .remove }
-        return .deliver(
-          Unmanaged<ModelChangeReceiver>.fromOpaque(retained).takeRetainedValue(),
-          dependenciesAreFixed: fixedDependencies)
+        return .deliver(dependenciesAreFixed: fixedDependencies)
       }
-      guard case .deliver(let receiver, false) = outcome,
-        let changed = handle.changed, changed.matches(keyPath)
+      guard case .deliver(false) = outcome, let changed = handle.changed, changed.matches(keyPath)
       else { return outcome }
       lock.withLock { fixedDependencies = true }
-      return .deliver(receiver, dependenciesAreFixed: true)
+      return .deliver(dependenciesAreFixed: true)
     }
 
     /// Removes the installed callbacks from every registrar that holds them, now. No callback is
     /// made once this returns on the calling thread, nor for a change that begins after it
     /// returns anywhere; one already running on another thread may complete. Never call it from
-    /// code that a registrar's release of its callbacks can run (see ``abandon()``). The receiver's
-    /// `deinit` calls this or ``abandon()`` first.
+    /// code that a registrar's release of its callbacks can run (see ``abandon()``).
     func cancel() {
       let installed = lock.withLock { () -> ObservationTracking? in
         isCancelled = true
