@@ -152,4 +152,31 @@ do {
   }
 #endif
 
+#if canImport(Observation) && !canImport(ObjectiveC)
+  /// An `@Observable` model written with no thought of AutoKVO.
+  @Observable final class Counter {
+    var count = 0
+    deinit { print("  (the counter is deallocated)") }
+  }
+
+  /// Watches one counter: its handler keeps the last change it saw.
+  final class CounterLabel: KeyValueObservable {
+    let observationRegistry = ObservationRegistry()
+    var text = ""
+  }
+
+  print("\n9. An @Observable class nobody wrote for AutoKVO: every change, with old and new values.")
+  var counter: Counter? = Counter()
+  let label = CounterLabel()
+  let counting = label.autoObserve(counter!, keyPath: \.count) { label, _, change in
+    label.text = "\(change.oldValue!) -> \(change.newValue!)"
+    print("  the label shows \(label.text)")
+  }
+  counter!.count += 1
+  counter!.count += 1
+  counter!.count = 2  // an equal value: Observation reports no change
+  counter = nil
+  print("  the registration ended with the model: isCancelled == \(counting.isCancelled)")
+#endif
+
 print("\nNo teardown code was written anywhere in this program.")
