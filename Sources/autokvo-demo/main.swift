@@ -165,7 +165,7 @@ do {
     var text = ""
   }
 
-  print("\n9. An @Observable class nobody wrote for AutoKVO: every change, with old and new values.")
+  print("\n9. An @Observable class nobody wrote for AutoKVO: every change, old and new values.")
   var counter: Counter? = Counter()
   let label = CounterLabel()
   let counting = label.autoObserve(counter!, keyPath: \.count) { label, _, change in

@@ -176,9 +176,12 @@ public final class KeyValueObservation: @unchecked Sendable {  // mutable state 
         return (nil, nil)
       }
     }
-    if let observedSide = consume observedSide {
-      observedSide.wasDetached()
-    }
-    _ = consume observerSide
+    Self.tellDetached(observedSide)
+    withExtendedLifetime(observerSide) {}
+  }
+
+  /// Tells `sentinel`, the observed side `end(_:)` detached, and releases it.
+  private static func tellDetached(_ sentinel: consuming (any ObservedSentinel)?) {
+    sentinel?.wasDetached()
   }
 }
