@@ -178,13 +178,20 @@
     }
 
     @Test(
-      "Observers made and freed while another thread sets: none is called once its deinit began")
+      "Observers made and freed while another thread sets: none is called once its deinit began, and a live one hears every change once"
+    )
     func observersRaceSets() {
       let board = Scoreboard()
       let access = NSLock()
       let tracker = LifetimeTracker()
       let dying = LockedList<Bool>()
+      let steady = ModelWatcher()
+      let heard = LockedList<String>()
+      steady.autoObserve(board, keyPath: \.count) { _, _, change in
+        heard.append(modelChangeText(change))
+      }
       let rounds = 300
+      let sets = rounds * 4
       let finished = runSimultaneously(
         [
           {
@@ -198,12 +205,43 @@
             }
           },
           {
-            for _ in 0..<rounds * 4 { access.withLock { board.count += 1 } }
+            for _ in 0..<sets { access.withLock { board.count += 1 } }
           },
         ], within: 120)
       #expect(finished)
       #expect(!dying.all.contains(true))
       #expect(tracker.liveCount == 0)
+      #expect(heard.all == (0..<sets).map { "\($0)→\($0 + 1)" })
+      #expect(steady.observationRegistry.observingCount == 1)
+    }
+
+    @Test("cancel() on another thread: no change that begins after it returns is delivered")
+    func cancelRacesSets() {
+      for _ in 0..<50 {
+        let board = Scoreboard()
+        let watcher = ModelWatcher()
+        let access = NSLock()
+        let delivered = Counter()
+        let observation = watcher.autoObserve(board, keyPath: \.count) { _, _, _ in
+          delivered.increment()
+        }
+        let atCancel = Box<Int>()
+        runSimultaneously([
+          {
+            for _ in 0..<200 { access.withLock { board.count += 1 } }
+          },
+          {
+            for _ in 0..<50 { access.withLock { _ = board.count } }
+            access.withLock {
+              observation.cancel()
+              atCancel.value = delivered.value
+            }
+          },
+        ])
+        #expect(observation.isCancelled)
+        #expect(delivered.value == atCancel.value)
+        #expect(watcher.observationRegistry.observingCount == 0)
+      }
     }
 
     @Test("Models and observers freed on several threads: every registration ends once")
