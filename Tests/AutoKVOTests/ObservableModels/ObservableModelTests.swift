@@ -237,6 +237,25 @@
       #expect(label.texts == ["Home", "Settings", "About"])
     }
 
+    @Test("A registration made inside another tracking's closure: that tracking also tracks the read")
+    func registrationInsideAnotherTracking() {
+      let board = Scoreboard()
+      let watcher = ModelWatcher()
+      let fired = Counter()
+      withObservationTracking {
+        watcher.autoObserve(board, keyPath: \.count) { watcher, _, change in
+          watcher.record(modelChangeText(change))
+        }
+      } onChange: {
+        fired.increment()
+      }
+      #expect(fired.value == 0)
+      board.count = 1
+      // Documented in the article's table: register outside a tracking scope.
+      #expect(fired.value == 1)
+      #expect(watcher.log == ["0→1"])
+    }
+
     @Test("A class that is both KeyValueObservable and Observable keeps AutoKVO's own semantics")
     func bothConformances() async {
       let contact = Contact()
