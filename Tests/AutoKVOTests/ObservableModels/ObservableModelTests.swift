@@ -237,7 +237,7 @@
       #expect(label.texts == ["Home", "Settings", "About"])
     }
 
-    @Test("A registration made inside another tracking's closure: that tracking also tracks the read")
+    @Test("A registration made inside another tracking's closure is tracked by it too")
     func registrationInsideAnotherTracking() {
       let board = Scoreboard()
       let watcher = ModelWatcher()
