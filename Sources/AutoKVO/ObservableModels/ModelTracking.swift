@@ -148,23 +148,27 @@
       owner: any AnyObject & Sendable,
       receiver: any ModelChangeReceiver
     ) -> Value {
-      let relayDidSet: @Sendable (ObservationTracking) -> Void = { [self] handle in
-        withExtendedLifetime(witness) {}
-        switch outcome(handle, generation) {
-        case .ignore:
-          return
-        case .remove:
-          handle.cancel()
-        case .deliver(let dependenciesAreFixed):
-          if !receiver.modelDidChange(dependenciesAreFixed: dependenciesAreFixed, owner: owner) {
-            handle.cancel()
-          }
-        }
+      let didSet = relay(generation, witness) { dependenciesAreFixed in
+        receiver.modelDidChange(dependenciesAreFixed: dependenciesAreFixed, owner: owner)
       }
       guard notifiesBeforeChange else {
-        return withObservationTracking(read, didSet: relayDidSet)
+        return withObservationTracking(read, didSet: didSet)
       }
-      let relayWillSet: @Sendable (ObservationTracking) -> Void = { [self] handle in
+      let willSet = relay(generation, witness) { dependenciesAreFixed in
+        receiver.modelWillChange(dependenciesAreFixed: dependenciesAreFixed)
+      }
+      return withObservationTracking(read, willSet: willSet, didSet: didSet)
+    }
+
+    /// A callback of `generation`'s installation, which captures `witness`: checks the change
+    /// (``outcome(_:_:)``), calls `deliver`, and removes the installation when `deliver` answers
+    /// that it is no longer wanted.
+    private func relay(
+      _ generation: Int,
+      _ witness: InstallationWitness,
+      _ deliver: @escaping @Sendable (_ dependenciesAreFixed: Bool) -> Bool
+    ) -> @Sendable (ObservationTracking) -> Void {
+      { [self] handle in
         withExtendedLifetime(witness) {}
         switch outcome(handle, generation) {
         case .ignore:
@@ -172,12 +176,9 @@
         case .remove:
           handle.cancel()
         case .deliver(let dependenciesAreFixed):
-          if !receiver.modelWillChange(dependenciesAreFixed: dependenciesAreFixed) {
-            handle.cancel()
-          }
+          if !deliver(dependenciesAreFixed) { handle.cancel() }
         }
       }
-      return withObservationTracking(read, willSet: relayWillSet, didSet: relayDidSet)
     }
 
     /// What a callback of `generation`'s installation does: one critical section per callback.

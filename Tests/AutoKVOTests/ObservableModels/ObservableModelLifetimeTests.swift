@@ -12,7 +12,7 @@
     func observerFreed() {
       let tracker = LifetimeTracker()
       let board = Scoreboard()
-      var watcher: ModelWatcher? = ModelWatcher()
+      var watcher: Watcher? = Watcher()
       let calls = Counter()
       let token = Token(tracker)
       let observation = watcher!.autoObserve(board, keyPath: \.count) { _, _, _ in
@@ -33,7 +33,7 @@
     func handlerReleasedWithObserver() {
       let tracker = LifetimeTracker()
       let board = Scoreboard()
-      var watcher: ModelWatcher? = ModelWatcher()
+      var watcher: Watcher? = Watcher()
       do {
         let token = Token(tracker)
         watcher!.autoObserve(board, keyPath: \.count) { _, _, _ in withExtendedLifetime(token) {} }
@@ -48,7 +48,7 @@
     func modelFreed() {
       let tracker = LifetimeTracker()
       var board: Scoreboard? = Scoreboard(tracker: tracker)
-      let watcher = ModelWatcher()
+      let watcher = Watcher()
       let handlerTracker = LifetimeTracker()
       let token = Token(handlerTracker)
       let observation = watcher.autoObserve(board!, keyPath: \.count) { _, _, _ in
@@ -69,7 +69,7 @@
     @Test("The model is not kept alive by its observers")
     func modelNotRetained() {
       let tracker = LifetimeTracker()
-      let watcher = ModelWatcher()
+      let watcher = Watcher()
       do {
         let board = Scoreboard(tracker: tracker)
         for _ in 0..<3 {
@@ -84,7 +84,7 @@
     @Test("cancel() stops delivery at once and releases the handler; later calls are no-ops")
     func cancel() {
       let board = Scoreboard()
-      let watcher = ModelWatcher()
+      let watcher = Watcher()
       let tracker = LifetimeTracker()
       let token = Token(tracker)
       let observation = watcher.autoObserve(board, keyPath: \.count) { watcher, _, change in
@@ -105,7 +105,7 @@
     @Test("A model freed while a cancellation in its handler's captures runs: no deadlock")
     func cancelFromDeinitOfCapture() {
       var board: Scoreboard? = Scoreboard()
-      let watcher = ModelWatcher()
+      let watcher = Watcher()
       let second = watcher.autoObserve(board!, keyPath: \.label) { _, _, _ in }
       let canceller = CancelsOnDeinit(second)
       watcher.autoObserve(board!, keyPath: \.count) { _, _, _ in withExtendedLifetime(canceller) {}
@@ -123,7 +123,7 @@
       var board: Scoreboard? = Scoreboard()
       let friend = Scoreboard(count: 1)
       board!.friend = friend
-      let watcher = ModelWatcher()
+      let watcher = Watcher()
       let observation = watcher.autoObserve(board!, keyPath: \.friend?.count, options: options) {
         watcher, _, change in
         watcher.record(modelChangeText(change))
@@ -141,7 +141,7 @@
     @Test("A set from another thread calls the handler on that thread")
     func otherThread() {
       let board = Scoreboard()
-      let watcher = ModelWatcher()
+      let watcher = Watcher()
       let threads = LockedList<ObjectIdentifier>()
       watcher.autoObserve(board, keyPath: \.count) { _, _, _ in
         threads.append(ObjectIdentifier(Thread.current))
@@ -159,7 +159,7 @@
     @Test("Sets from four threads: every change delivered once, each old value the previous new")
     func concurrentSets() {
       let board = Scoreboard()
-      let watcher = ModelWatcher()
+      let watcher = Watcher()
       let access = NSLock()
       let seen = LockedList<String>()
       watcher.autoObserve(board, keyPath: \.count) { _, _, change in
@@ -185,7 +185,7 @@
       let access = NSLock()
       let tracker = LifetimeTracker()
       let dying = LockedList<Bool>()
-      let steady = ModelWatcher()
+      let steady = Watcher()
       let heard = LockedList<String>()
       steady.autoObserve(board, keyPath: \.count) { _, _, change in
         heard.append(modelChangeText(change))
@@ -219,7 +219,7 @@
     func cancelRacesSets() {
       for _ in 0..<50 {
         let board = Scoreboard()
-        let watcher = ModelWatcher()
+        let watcher = Watcher()
         let access = NSLock()
         let delivered = Counter()
         let observation = watcher.autoObserve(board, keyPath: \.count) { _, _, _ in
@@ -249,7 +249,7 @@
       let modelTracker = LifetimeTracker()
       let watcherTracker = LifetimeTracker()
       let pairs = (0..<200).map { _ in
-        (Handoff(Scoreboard(tracker: modelTracker)), Handoff(ModelWatcher(tracker: watcherTracker)))
+        (Handoff(Scoreboard(tracker: modelTracker)), Handoff(Watcher(tracker: watcherTracker)))
       }
       var observations: [KeyValueObservation] = []
       for (board, watcher) in pairs {

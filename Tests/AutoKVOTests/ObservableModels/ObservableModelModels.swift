@@ -69,30 +69,6 @@
     var texts: [String] = []
   }
 
-  /// An observer that records what its handlers receive.
-  // @unchecked Sendable: `received` is guarded by `lock`.
-  final class ModelWatcher: KeyValueObservable, @unchecked Sendable {
-    let observationRegistry = ObservationRegistry()
-    private let lock = NSLock()
-    private var received: [String] = []
-    private let tracker: LifetimeTracker?
-
-    init(tracker: LifetimeTracker? = nil) {
-      self.tracker = tracker
-      tracker?.instanceCreated()
-    }
-
-    deinit {
-      tracker?.instanceDestroyed()
-    }
-
-    func record(_ entry: String) {
-      lock.withLock { received.append(entry) }
-    }
-
-    var log: [String] { lock.withLock { received } }
-  }
-
   /// `old→new`, `prior old`, or `initial new`, with nil as `-`.
   func modelChangeText<Value>(_ change: KeyValueChange<Value>) -> String {
     let old = change.oldValue.map { "\($0)" } ?? "-"

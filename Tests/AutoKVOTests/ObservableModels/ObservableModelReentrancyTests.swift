@@ -13,8 +13,8 @@
     )
     func nestedSet() {
       let board = Scoreboard()
-      let setter = ModelWatcher()
-      let other = ModelWatcher()
+      let setter = Watcher()
+      let other = Watcher()
       setter.autoObserve(board, keyPath: \.count) { setter, board, change in
         setter.record(modelChangeText(change))
         if change.newValue == 1 { board.count = 2 }
@@ -39,8 +39,8 @@
     @Test("A registration made in a handler does not receive the change in progress")
     func registerInHandler() {
       let board = Scoreboard()
-      let watcher = ModelWatcher()
-      let late = ModelWatcher()
+      let watcher = Watcher()
+      let late = Watcher()
       watcher.autoObserve(board, keyPath: \.count, options: [.prior, .new]) {
         watcher, board, change in
         guard watcher.log.isEmpty else { return }
@@ -60,8 +60,8 @@
     @Test("A registration made in a didSet handler does not receive the change in progress")
     func registerInDidSetHandler() {
       let board = Scoreboard()
-      let watcher = ModelWatcher()
-      let late = ModelWatcher()
+      let watcher = Watcher()
+      let late = Watcher()
       watcher.autoObserve(board, keyPath: \.count) { watcher, board, _ in
         guard watcher.log.isEmpty else { return }
         watcher.record("first")
@@ -78,8 +78,8 @@
     @Test("A handler that cancels another registration: it is not called after the cancel")
     func cancelInHandler() {
       let board = Scoreboard()
-      let first = ModelWatcher()
-      let second = ModelWatcher()
+      let first = Watcher()
+      let second = Watcher()
       let secondObservation = Box<KeyValueObservation>()
       first.autoObserve(board, keyPath: \.count) { first, _, change in
         first.record(modelChangeText(change))
@@ -99,8 +99,8 @@
     func releaseObserverInHandler() {
       let board = Scoreboard()
       let tracker = LifetimeTracker()
-      let holder = Box<ModelWatcher>()
-      holder.value = ModelWatcher(tracker: tracker)
+      let holder = Box<Watcher>()
+      holder.value = Watcher(tracker: tracker)
       let calls = Counter()
       let observation = holder.value!.autoObserve(board, keyPath: \.count) { _, _, _ in
         calls.increment()
@@ -116,7 +116,7 @@
     @Test("A handler that registers and cancels on the same model, many times: no deadlock")
     func churnInHandler() {
       let board = Scoreboard()
-      let watcher = ModelWatcher()
+      let watcher = Watcher()
       watcher.autoObserve(board, keyPath: \.count) { watcher, board, _ in
         for _ in 0..<10 {
           watcher.autoObserve(board, keyPath: \.label) { _, _, _ in }.cancel()

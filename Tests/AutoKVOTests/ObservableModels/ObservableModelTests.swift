@@ -11,7 +11,7 @@
     @Test("Three sets, three calls, each with its old and new value, on the setting thread")
     func threeSets() {
       let board = Scoreboard()
-      let watcher = ModelWatcher()
+      let watcher = Watcher()
       let thread = Thread.current
       let observation = watcher.autoObserve(board, keyPath: \.count) { watcher, model, change in
         #expect(model === board)
@@ -32,7 +32,7 @@
     @Test("Each option delivers what it names, and nothing else")
     func options() {
       let board = Scoreboard(count: 5)
-      let watcher = ModelWatcher()
+      let watcher = Watcher()
       watcher.autoObserve(board, keyPath: \.count, options: .new) { watcher, _, change in
         watcher.record("new " + modelChangeText(change))
       }
@@ -49,7 +49,7 @@
     @Test(".initial calls the handler once before autoObserve returns, with the current value")
     func initial() {
       let board = Scoreboard(count: 4)
-      let watcher = ModelWatcher()
+      let watcher = Watcher()
       watcher.autoObserve(board, keyPath: \.count, options: [.initial, .old, .new]) {
         watcher, _, change in
         watcher.record(modelChangeText(change))
@@ -62,7 +62,7 @@
     @Test(".prior calls before the store, with the old value, then the change after it")
     func prior() {
       let board = Scoreboard(count: 1)
-      let watcher = ModelWatcher()
+      let watcher = Watcher()
       watcher.autoObserve(board, keyPath: \.count, options: [.prior, .old, .new]) {
         watcher, board, change in
         watcher.record("\(modelChangeText(change)) stored \(board.count)")
@@ -77,7 +77,7 @@
     func inPlaceMutations() {
       let board = Scoreboard(count: 3)
       let dial = Dial()
-      let watcher = ModelWatcher()
+      let watcher = Watcher()
       watcher.autoObserve(board, keyPath: \.count) { watcher, _, change in
         watcher.record("count " + modelChangeText(change))
       }
@@ -101,7 +101,7 @@
     @Test("A plain set of an equal value is not delivered: the @Observable macro skips it")
     func equalValueSkipped() {
       let board = Scoreboard(count: 3)
-      let watcher = ModelWatcher()
+      let watcher = Watcher()
       watcher.autoObserve(board, keyPath: \.count) { watcher, _, change in
         watcher.record(modelChangeText(change))
       }
@@ -114,7 +114,7 @@
     @Test("A computed property is delivered through the tracked properties it reads")
     func computedProperty() {
       let board = Scoreboard()
-      let watcher = ModelWatcher()
+      let watcher = Watcher()
       watcher.autoObserve(board, keyPath: \.summary) { watcher, _, change in
         watcher.record(modelChangeText(change))
       }
@@ -130,7 +130,7 @@
       let first = Scoreboard(count: 10)
       let second = Scoreboard(count: 20)
       board.friend = first
-      let watcher = ModelWatcher()
+      let watcher = Watcher()
       watcher.autoObserve(board, keyPath: \.friend?.count) { watcher, _, change in
         watcher.record(modelChangeText(change))
       }
@@ -150,7 +150,7 @@
     @Test("A subclass key path to a property declared in an @Observable base class is delivered")
     func subclassKeyPath() {
       let crane = Crane()
-      let watcher = ModelWatcher()
+      let watcher = Watcher()
       watcher.autoObserve(crane, keyPath: \Crane.speed) { watcher, _, change in
         watcher.record("speed " + modelChangeText(change))
       }
@@ -166,7 +166,7 @@
       let recorder = DiagnosticsRecorder()
       defer { recorder.restore() }
       let board = Scoreboard()
-      let watcher = ModelWatcher()
+      let watcher = Watcher()
       let ignored = watcher.autoObserve(board, keyPath: \.ignored) { watcher, _, _ in
         watcher.record("ignored")
       }
@@ -197,7 +197,7 @@
     @Test("deliveryQueue: the handler runs on the queue, in order, with each change's values")
     func deliveryQueue() async {
       let board = Scoreboard()
-      let watcher = ModelWatcher()
+      let watcher = Watcher()
       let queue = DispatchQueue(label: "model delivery")
       let key = DispatchSpecificKey<Bool>()
       queue.setSpecific(key: key, value: true)
@@ -215,7 +215,7 @@
     @MainActor
     func mainActor() async {
       let board = Scoreboard()
-      let watcher = ModelWatcher()
+      let watcher = Watcher()
       watcher.autoObserve(board, keyPath: \.count, options: .new) { watcher, _, change in
         MainActor.assertIsolated()
         watcher.record(modelChangeText(change))
@@ -240,9 +240,9 @@
     @Test("A registration made inside another tracking's closure is tracked by it too")
     func registrationInsideAnotherTracking() {
       let board = Scoreboard()
-      let watcher = ModelWatcher()
+      let watcher = Watcher()
       let fired = Counter()
-      withObservationTracking {
+      _ = withObservationTracking {
         watcher.autoObserve(board, keyPath: \.count) { watcher, _, change in
           watcher.record(modelChangeText(change))
         }
@@ -259,7 +259,7 @@
     @Test("A class that is both KeyValueObservable and Observable keeps AutoKVO's own semantics")
     func bothConformances() async {
       let contact = Contact()
-      let watcher = ModelWatcher()
+      let watcher = Watcher()
       var stream = contact.changes(for: \.firstName).makeAsyncIterator()
       watcher.autoObserve(contact, keyPath: \.firstName) { watcher, _, change in
         watcher.record(modelChangeText(change))
