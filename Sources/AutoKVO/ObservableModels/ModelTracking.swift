@@ -204,12 +204,7 @@
     /// returns anywhere; one already running on another thread may complete. Never call it from
     /// code that a registrar's release of its callbacks can run (see ``abandon()``).
     func cancel() {
-      let installed = lock.withLock { () -> ObservationTracking? in
-        isCancelled = true
-        defer { current = nil }
-        return current
-      }
-      installed?.cancel()
+      markCancelled()?.cancel()
     }
 
     /// Stops every callback without calling into Observation: what ends a tracking while the
@@ -217,12 +212,17 @@
     /// being deallocated. A callback left on another object (a chain's) removes itself at its
     /// next change.
     func abandon() {
-      let installed = lock.withLock { () -> ObservationTracking? in
+      withExtendedLifetime(markCancelled()) {}
+    }
+
+    /// Stops every callback and hands back the installed tracking, for the caller to cancel or
+    /// to release.
+    private func markCancelled() -> ObservationTracking? {
+      lock.withLock {
         isCancelled = true
         defer { current = nil }
         return current
       }
-      withExtendedLifetime(installed) {}
     }
   }
 

@@ -95,6 +95,30 @@
       #expect(secondObservation.value?.isCancelled == true)
     }
 
+    @Test(
+      "A handler that cancels its own registration: never called again, its captures released",
+      arguments: [ObservationOptions.new, [.old, .new], [.prior, .old, .new]])
+    func cancelOwnRegistrationInHandler(options: ObservationOptions) {
+      let board = Scoreboard()
+      let watcher = Watcher()
+      let tracker = LifetimeTracker()
+      let own = Box<KeyValueObservation>()
+      do {
+        let token = Token(tracker)
+        own.value = watcher.autoObserve(board, keyPath: \.count, options: options) {
+          watcher, _, change in
+          withExtendedLifetime(token) { watcher.record(modelChangeText(change)) }
+          own.value?.cancel()
+        }
+      }
+      board.count = 1
+      #expect(own.value?.isCancelled == true)
+      #expect(tracker.liveCount == 0)
+      board.count = 2
+      #expect(watcher.log.count == 1)
+      #expect(watcher.observationRegistry.observingCount == 0)
+    }
+
     @Test("A handler that releases its own observer: no crash, never called again")
     func releaseObserverInHandler() {
       let board = Scoreboard()
