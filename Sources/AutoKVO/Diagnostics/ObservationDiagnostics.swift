@@ -25,6 +25,9 @@ public struct ObservationDiagnostic: Sendable, CustomStringConvertible {
     /// it is computed, so every registration would be lost with the registry it made. It must be
     /// a stored constant. Nothing was registered; the returned handle is already cancelled.
     case unstableRegistry
+    /// A ``KeyValueChanges`` sequence was iterated a second time. It has one consumer: the new
+    /// iterator finishes at once, and the first one keeps receiving every change.
+    case sequenceIteratedAgain
   }
 
   /// What went wrong.

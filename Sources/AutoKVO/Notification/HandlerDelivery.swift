@@ -10,7 +10,7 @@ import _AutoKVOShims
 @usableFromInline
 enum HandlerDelivery {
   case synchronous
-  case queue(DispatchQueue)
+  case queue(DispatchQueue, DeliveryQueueIdentity)
   case actor(ActorMailbox)
 
   /// Whether the handler runs on the mutating thread, during the change.
@@ -22,7 +22,7 @@ enum HandlerDelivery {
   /// The delivery for a handler registered with `queue`.
   @usableFromInline
   static func resolve(queue: DispatchQueue) -> HandlerDelivery {
-    .queue(DeliveryQueues.marked(queue))
+    .queue(queue, DeliveryQueueIdentity.of(queue))
   }
 
   /// The delivery for a handler registered from `isolation`: on that actor, or synchronously on
@@ -40,8 +40,8 @@ enum HandlerDelivery {
     switch self {
     case .synchronous:
       body()
-    case .queue(let queue):
-      if DeliveryQueues.isCurrent(queue) { return body() }
+    case .queue(let queue, let identity):
+      if identity.isCurrent { return body() }
       let transfer = DeliveryTransfer(body)
       queue.async { transfer.body() }
     case .actor(let mailbox):
@@ -77,16 +77,21 @@ final class DeliveryTransfer: @unchecked Sendable {
   }
 }
 
-/// Runs deliveries isolated to one actor, in the order they were submitted.
+/// Runs deliveries isolated to one actor, in the order they were submitted, without keeping the
+/// actor alive.
 ///
 /// A task per delivery would reach the actor in no particular order. Instead, deliveries wait in
 /// a list, and one task at a time drains it on the actor; a delivery submitted while a drain runs
-/// joins the list that drain will take next.
-// @unchecked Sendable: `state` is behind its own lock, `actor` is immutable, and each closure is
-// run once, on the actor, where its handler expects to run.
+/// joins the list that drain will take next. The actor is referenced weakly: an actor that
+/// observes, or from whose method a registration was made, is freed when its last outside
+/// reference goes, and what was still waiting for it is dropped. A drain holds it only while it
+/// runs.
+// @unchecked Sendable: `state` is behind its own lock, `actor` is a weak reference written only by
+// the initializer (a weak load is atomic), and each closure is run once, on the actor, where its
+// handler expects to run.
 @usableFromInline
 final class ActorMailbox: @unchecked Sendable {
-  private let actor: any Actor
+  private weak var actor: (any Actor)?
   private let state = LockedValue(State())
 
   private struct State {
@@ -110,7 +115,10 @@ final class ActorMailbox: @unchecked Sendable {
       return !state.isDraining
     }
     if startsDrain {
-      Task { [self] in await drain(isolatedTo: actor) }
+      Task { [self] in
+        guard let actor else { return dropPending() }
+        await drain(isolatedTo: actor)
+      }
     }
   }
 
@@ -126,27 +134,61 @@ final class ActorMailbox: @unchecked Sendable {
       for body in batch { body() }
     }
   }
+
+  /// Releases what waits for an actor that is gone, outside the lock: a delivery's closure may
+  /// hold the last reference to something whose `deinit` is user code.
+  private func dropPending() {
+    let dropped = state.withLock { state in
+      defer {
+        state.pending = []
+        state.isDraining = false
+      }
+      return state.pending
+    }
+    withExtendedLifetime(dropped) {}
+  }
 }
 
-/// Recognises delivery queues: each queue used for delivery is marked with a queue-specific
-/// value, its own identity, so a running block can tell whether it runs on that queue. The
-/// identity is only compared while the registration holds the queue, so it cannot be reused.
-enum DeliveryQueues {
+/// The identity of a dispatch queue used for delivery, which tells whether a running block runs
+/// on that queue.
+///
+/// A `DispatchQueue` value is a wrapper: on Linux every `DispatchQueue.main` or `.global()` access
+/// makes a new one around the same queue, and a freed wrapper's address is reused. So the identity
+/// is an object of its own, stored in the queue itself as a queue-specific value the first time the
+/// queue is used for delivery and read back by every later registration on it, whatever wrapper
+/// it names the queue by. The queue keeps its identity alive, and so does every registration that
+/// compares against it, so an identity is never freed while it may be compared: no other queue
+/// can ever carry it, and no code outside this type can set it (the key is private).
+@usableFromInline
+final class DeliveryQueueIdentity: Sendable {
   private struct Key: @unchecked Sendable {  // immutable; DispatchSpecificKey is thread-safe
-    let key = DispatchSpecificKey<ObjectIdentifier>()
+    let key = DispatchSpecificKey<DeliveryQueueIdentity>()
   }
 
   private static let key = Key()
 
-  static func marked(_ queue: DispatchQueue) -> DispatchQueue {
-    queue.setSpecific(key: key.key, value: ObjectIdentifier(queue))
-    return queue
+  /// Serialises the read-then-store of a queue's identity, so that two registrations made at once
+  /// on one queue agree on it.
+  private static let marking = LockedValue(())
+
+  private init() {}
+
+  /// The identity of `queue`, stored in it if it has none yet.
+  static func of(_ queue: DispatchQueue) -> DeliveryQueueIdentity {
+    // Read without the lock first: once stored, a queue's identity never changes.
+    if let identity = queue.getSpecific(key: key.key) { return identity }
+    return marking.withLock { _ in
+      if let identity = queue.getSpecific(key: key.key) { return identity }
+      let identity = DeliveryQueueIdentity()
+      queue.setSpecific(key: key.key, value: identity)
+      return identity
+    }
   }
 
-  /// Whether the caller runs on `queue`. For the main queue this is the main actor's executor on
-  /// every platform — not always the process's main thread (the Linux test harness drains the
-  /// main queue from another thread).
-  static func isCurrent(_ queue: DispatchQueue) -> Bool {
-    DispatchQueue.getSpecific(key: key.key) == ObjectIdentifier(queue)
+  /// Whether the caller runs on the queue this identifies, or on a queue that targets it (as
+  /// `dispatchPrecondition(condition: .onQueue(_:))` answers). For the main queue this is the
+  /// main actor's executor on every platform, the main thread outside any queue included.
+  var isCurrent: Bool {
+    DispatchQueue.getSpecific(key: Self.key.key) === self
   }
 }

@@ -96,6 +96,10 @@ extension HandlerSentinel {
 
   /// Returns the old value, boxed, as the token `didChange` receives, and sends the prior call.
   func willChange(root: Object, collection: ChangeDescriptor?) -> Any? {
+    if evaluatesWhereHandlerRuns {
+      schedulePriorCall(collection: collection)
+      return nil
+    }
     if options.contains(.prior) || collection != nil {
       return willChangeWithPriorOrCollection(root: root, collection: collection)
     }
@@ -129,6 +133,9 @@ extension HandlerSentinel {
   /// at the function's entry).
   @inline(never)
   func didChange(root: Object, collection: ChangeDescriptor?, token: Any?) {
+    if evaluatesWhereHandlerRuns {
+      return scheduleReevaluation(collection: collection)
+    }
     var change = KeyValueChange<Value>(kind: .setting)
     if let token {
       change.oldValue = (token as! Value)
@@ -174,6 +181,40 @@ extension HandlerSentinel {
       newValue = collection.newElements.flatMap { $0 as? Value }
     }
     change.newValue = options.contains(.new) ? newValue : nil
+  }
+
+  /// Sends the prior call of a registration whose key path is evaluated where its handler runs:
+  /// there, with the value its last evaluation read as the old value.
+  func schedulePriorCall(collection: ChangeDescriptor?) {
+    guard options.contains(.prior) else { return }
+    delivery.run { [self] in
+      var prior = KeyValueChange<Value>(kind: collection?.kind ?? .setting, isPrior: true)
+      prior.indexes = collection?.indexes
+      if options.contains(.old) {
+        prior.oldValue = observation.withLock { coldState?.lastValue }
+      }
+      deliverNow(prior)
+    }
+  }
+
+  /// Evaluates the key path again where the handler runs, replaces the links the evaluation
+  /// found, and delivers the change there, its old value the one the last evaluation read. The
+  /// changes reach the queue or actor in order, so each evaluation follows the one before.
+  func scheduleReevaluation(collection: ChangeDescriptor?) {
+    delivery.run { [self] in
+      guard observation.isActive, let root else { return }
+      let (value, dependencies) = Dependencies.discover(root: root, keyPath: keyPath)
+      replaceLinks(with: dependencies, root: root)
+      var change = KeyValueChange<Value>(kind: collection?.kind ?? .setting)
+      change.indexes = collection?.indexes
+      let oldValue = observation.withLock {
+        defer { coldState?.lastValue = value }
+        return coldState?.lastValue
+      }
+      if options.contains(.old) { change.oldValue = oldValue }
+      if options.contains(.new) { change.newValue = value }
+      deliverNow(change)
+    }
   }
 
   @inline(__always)

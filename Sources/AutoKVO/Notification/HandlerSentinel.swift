@@ -55,6 +55,10 @@ final class HandlerSentinel<Observer: AnyObject, Object: KeyValueObservable, Val
     var extraTriggers: [AnyKeyPath]
     /// The links this registration placed on other objects. Guarded by `observation`'s lock.
     var links: [any ChainLink] = []
+    /// For a key path evaluated where the handler runs (`evaluatesWhereHandlerRuns`), the value
+    /// its last evaluation read: the old value of the next change. Guarded by `observation`'s
+    /// lock.
+    var lastValue: Value?
 
     init(delivery: HandlerDelivery, rediscovers: Bool, extraTriggers: [AnyKeyPath]) {
       self.delivery = delivery
@@ -71,6 +75,14 @@ final class HandlerSentinel<Observer: AnyObject, Object: KeyValueObservable, Val
 
   var rediscovers: Bool {
     @inline(__always) get { coldState?.rediscovers ?? false }
+  }
+
+  /// Whether the key path is evaluated again after every change, on the queue or actor where
+  /// the handler runs rather than on the mutating thread: a registration made on an actor reads
+  /// its key path only there, since its getters may assume that actor.
+  var evaluatesWhereHandlerRuns: Bool {
+    guard let coldState else { return false }
+    return coldState.rediscovers && !coldState.delivery.isSynchronous
   }
 
   /// What it does not store is borrowed: an initializer takes its arguments owned by default,

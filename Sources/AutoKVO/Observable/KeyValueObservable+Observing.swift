@@ -114,7 +114,7 @@ extension KeyValueObservable {
     deliveryQueue: DispatchQueue,
     file: StaticString = #fileID,
     line: UInt = #line,
-    changeHandler: @escaping (Self, Object, KeyValueChange<Value>) -> Void
+    changeHandler: @escaping @Sendable (Self, Object, KeyValueChange<Value>) -> Void
   ) -> KeyValueObservation {
     registerAdapted(
       object, keyPath, options, .resolve(queue: deliveryQueue),

@@ -96,7 +96,7 @@
       deliveryQueue: DispatchQueue,
       file: StaticString = #fileID,
       line: UInt = #line,
-      changeHandler: @escaping (Self, Object, KeyValueChange<Value>) -> Void
+      changeHandler: @escaping @Sendable (Self, Object, KeyValueChange<Value>) -> Void
     ) -> KeyValueObservation {
       registerModelObservation(
         model, modelPropertyAccess(consume keyPath), of: Value.self, options,
@@ -135,7 +135,7 @@
       deliveryQueue: DispatchQueue,
       file: StaticString = #fileID,
       line: UInt = #line,
-      changeHandler: @escaping (Self, Object, KeyValueChange<Value>) -> Void
+      changeHandler: @escaping @Sendable (Self, Object, KeyValueChange<Value>) -> Void
     ) -> KeyValueObservation {
       registerAdapted(
         object, keyPath, options, .resolve(queue: deliveryQueue),
@@ -185,12 +185,15 @@
     ///   - keyPath: The property to observe.
     ///   - options: What each change carries; `[.new]` by default. `.initial` makes the current
     ///     value the first element.
+    ///   - bufferingPolicy: What to keep of the changes the consumer has not read yet; every one
+    ///     (`.unbounded`) by default.
     /// - Returns: A single-consumer sequence of changes.
     public func changes<Value: Sendable>(
       for keyPath: KeyPath<Self, Value>,
-      options: ObservationOptions = [.new]
+      options: ObservationOptions = [.new],
+      bufferingPolicy: KeyValueChanges<Value>.BufferingPolicy = .unbounded
     ) -> KeyValueChanges<Value> {
-      KeyValueChanges.fed { streamObserver, endOfStream in
+      KeyValueChanges.fed(bufferingPolicy: bufferingPolicy) { streamObserver, endOfStream in
         streamObserver.registerModelObservation(
           self, modelPropertyAccess(keyPath), of: Value.self, options, .synchronous,
           adaptedHandler: adaptHandler { streamObserver, _, change in
@@ -208,9 +211,10 @@
     /// ``KeyValueObservable/changes(for:options:)-60fhs`` returns.
     public func changes<Value: Sendable>(
       for keyPath: KeyPath<Self, Value>,
-      options: ObservationOptions = [.new]
+      options: ObservationOptions = [.new],
+      bufferingPolicy: KeyValueChanges<Value>.BufferingPolicy = .unbounded
     ) -> KeyValueChanges<Value> {
-      engineChanges(for: keyPath, options: options)
+      engineChanges(for: keyPath, options: options, bufferingPolicy: bufferingPolicy)
     }
   }
 #endif

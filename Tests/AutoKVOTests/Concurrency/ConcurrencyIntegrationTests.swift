@@ -116,16 +116,22 @@ final class NameLabel: KeyValueObservable {
   /// Binds through the registration's isolation (captured automatically), or explicitly
   /// through the main queue.
   func bind(to person: Person, explicitly: Bool = false) {
-    let handler: (NameLabel, Person, KeyValueChange<String>) -> Void = { label, _, change in
-      label.text = change.newValue ?? ""
-      label.deliveredOnMainThread.append(Self.isOnMainQueue)
-    }
     if explicitly {
-      autoObserve(
-        person, keyPath: \.name, options: .new, deliveryQueue: .main, changeHandler: handler)
+      // The queue form's handler is `@Sendable`, not main-actor code: it asserts where it runs.
+      autoObserve(person, keyPath: \.name, options: .new, deliveryQueue: .main) {
+        label, _, change in
+        MainActor.assumeIsolated { label.receive(change) }
+      }
     } else {
-      autoObserve(person, keyPath: \.name, options: .new, changeHandler: handler)
+      autoObserve(person, keyPath: \.name, options: .new) { label, _, change in
+        label.receive(change)
+      }
     }
+  }
+
+  func receive(_ change: KeyValueChange<String>) {
+    text = change.newValue ?? ""
+    deliveredOnMainThread.append(Self.isOnMainQueue)
   }
 
   /// The main actor runs wherever the main queue runs (not always the process's main thread).
