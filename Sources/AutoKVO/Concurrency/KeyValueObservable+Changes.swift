@@ -79,7 +79,7 @@ extension KeyValueChanges {
 }
 
 /// The changes of one property, in order, as an asynchronous sequence; returned by
-/// ``KeyValueObservable/changes(for:options:bufferingPolicy:)``.
+/// ``KeyValueObservable/changes(for:options:bufferingPolicy:)-43ndc``.
 ///
 /// Its registration ends, exactly once, at the first of: the observed object is deallocated (the
 /// sequence then finishes after delivering what it buffered), the consuming task is cancelled
@@ -186,8 +186,8 @@ final class EndsRegistration: @unchecked Sendable {
   }
 }
 
-/// The observer behind ``KeyValueObservable/changes(for:options:)-60fhs``: yields each change into
-/// the stream.
+/// The observer behind ``KeyValueObservable/changes(for:options:bufferingPolicy:)-43ndc``: yields
+/// each change into the stream.
 final class StreamObserver<Value: Sendable>: KeyValueObservable, Sendable {
   let observationRegistry = ObservationRegistry()
   let continuation: AsyncStream<KeyValueChange<Value>>.Continuation

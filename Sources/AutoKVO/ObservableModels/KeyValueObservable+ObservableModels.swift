@@ -175,10 +175,10 @@
     /// // the loop ends when `counter` is deallocated
     /// ```
     ///
-    /// The sequence ``KeyValueObservable/changes(for:options:)-60fhs`` returns, for a model: the
-    /// registration is made when this method is called; every change the model's registrar
-    /// reports is buffered and delivered, in order, never coalesced, unlike Observation's own
-    /// `Observations`. A key path that reads nothing Observation tracks is reported as a
+    /// The sequence ``KeyValueObservable/changes(for:options:bufferingPolicy:)-43ndc`` returns, for
+    /// a model: the registration is made when this method is called; every change the model's
+    /// registrar reports is buffered and delivered, in order, never coalesced, unlike Observation's
+    /// own `Observations`. A key path that reads nothing Observation tracks is reported as a
     /// diagnostic, and the sequence finishes at once.
     ///
     /// - Parameters:
@@ -208,7 +208,7 @@
   extension KeyValueObservable where Self: Observation.Observable {
     /// Every change of `keyPath` of this object, which is both a ``KeyValueObservable`` class and
     /// an Observation `Observable`, observed by AutoKVO's engine: the sequence
-    /// ``KeyValueObservable/changes(for:options:)-60fhs`` returns.
+    /// ``KeyValueObservable/changes(for:options:bufferingPolicy:)-43ndc`` returns.
     public func changes<Value: Sendable>(
       for keyPath: KeyPath<Self, Value>,
       options: ObservationOptions = [.new],
