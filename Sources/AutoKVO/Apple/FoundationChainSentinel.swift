@@ -37,6 +37,10 @@ final class FoundationChainSentinel<Observer: AnyObject, Root: AnyObject, Value>
 
   /// Guarded by `observation`'s lock.
   private var links: [any ChainLink] = []
+  /// For a handler that runs on a queue or an actor, where the path is read again after each
+  /// change: the value the last reading found, the old value of the next change. Guarded by
+  /// `observation`'s lock.
+  private var lastValue: Value?
 
   private init(
     observer: Observer,
@@ -112,6 +116,10 @@ final class FoundationChainSentinel<Observer: AnyObject, Root: AnyObject, Value>
     rootRegistry.attach(sentinel)
     observerRegistry.attach(ObserverSentinel(observation: observation))
     sentinel.replaceLinks(root: root, headRead: headRead)
+    if !delivery.isSynchronous, options.contains(.old) || options.contains(.prior) {
+      let value = evaluate(root)
+      observation.withLock { sentinel.lastValue = value }
+    }
     if options.contains(.initial) {
       let change = KeyValueChange(
         kind: .setting, newValue: options.contains(.new) ? evaluate(root) : nil)
@@ -161,7 +169,12 @@ final class FoundationChainSentinel<Observer: AnyObject, Root: AnyObject, Value>
   // MARK: ChainLinkOwner
 
   func linkedObjectWillChange() -> Any? {
-    guard options.contains(.old) || options.contains(.prior), let root else { return nil }
+    guard options.contains(.old) || options.contains(.prior) else { return nil }
+    guard delivery.isSynchronous else {
+      schedulePriorCall()
+      return nil
+    }
+    guard let root else { return nil }
     let oldValue = evaluate(root)
     if options.contains(.prior) {
       deliver(
@@ -172,6 +185,7 @@ final class FoundationChainSentinel<Observer: AnyObject, Root: AnyObject, Value>
   }
 
   func linkedObjectDidChange(token: Any?) {
+    guard delivery.isSynchronous else { return scheduleReading() }
     guard let root else { return }
     replaceLinks(root: root)
     var change = KeyValueChange<Value>(kind: .setting)
@@ -239,6 +253,37 @@ final class FoundationChainSentinel<Observer: AnyObject, Root: AnyObject, Value>
     // notification and dependent keys): after the lock, as all user code.
     for case let link as FoundationChainLink in attached {
       link.startObserving()
+    }
+  }
+
+  /// Sends the prior call of a handler that runs on a queue or an actor: there, with the value
+  /// the last reading of the path found as the old value.
+  private func schedulePriorCall() {
+    guard options.contains(.prior) else { return }
+    delivery.run { [self] in
+      var prior = KeyValueChange<Value>(kind: .setting, isPrior: true)
+      if options.contains(.old) { prior.oldValue = observation.withLock { lastValue } }
+      deliverNow(prior)
+    }
+  }
+
+  /// Reads the path again where the handler runs, a queue or an actor, since its getters may
+  /// assume it; moves the links, and delivers the change there, its old value the one the last
+  /// reading found. The changes reach the queue or actor in order, so each reading follows the
+  /// one before.
+  private func scheduleReading() {
+    delivery.run { [self] in
+      guard observation.isActive, let root else { return }
+      replaceLinks(root: root)
+      let value = evaluate(root)
+      let oldValue = observation.withLock {
+        defer { lastValue = value }
+        return lastValue
+      }
+      var change = KeyValueChange<Value>(kind: .setting)
+      if options.contains(.old) { change.oldValue = oldValue }
+      if options.contains(.new) { change.newValue = value }
+      deliverNow(change)
     }
   }
 

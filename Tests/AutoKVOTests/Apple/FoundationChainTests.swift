@@ -115,16 +115,21 @@ private final class KeyPlatform: FoundationKeyObserving, @unchecked Sendable {
   @discardableResult
   func register(
     _ watcher: Watcher, on root: KeyedObject, path: String, options: ObservationOptions,
+    delivery: HandlerDelivery = .synchronous,
     handler: @escaping (Watcher, KeyValueChange<Any?>) -> Void = { watcher, change in
       watcher.record(describeAny(change))
-    }
+    },
+    onEvaluation: @escaping () -> Void = {}
   ) -> KeyValueObservation {
     let keys = path.split(separator: ".").map(String.init)
     return FoundationChainSentinel.register(
       observer: watcher, observerRegistry: watcher.observationRegistry, root: root,
       rootRegistry: root.registry, keys: keys,
-      options: options, delivery: .synchronous, platform: self,
-      evaluate: { [self] root in value(of: root, atPath: keys) },
+      options: options, delivery: delivery, platform: self,
+      evaluate: { [self] root in
+        onEvaluation()
+        return value(of: root, atPath: keys)
+      },
       handler: { watcher, _, change in handler(watcher, change) })
   }
 
@@ -219,6 +224,43 @@ struct FoundationChainTests {
     #expect(player.registry.observerCount == 2)  // the registration and its link on the root
     #expect(item.registry.observerCount == 1)
     #expect(!observation.isCancelled)
+  }
+
+  @Test(
+    "On a delivery queue, the path is read again on that queue after each change, with the old value the last reading found"
+  )
+  func readOnDeliveryQueue() async {
+    let platform = KeyPlatform()
+    let queue = DispatchQueue(label: "autokvo.tests.foundation-chain")
+    let item = KeyedObject(["status": "loading"])
+    let player = KeyedObject(["currentItem": item])
+    let watcher = Watcher()
+    let readings = PlacementLog()
+    let delivery = HandlerDelivery.resolve(queue: queue)
+    guard case .queue(_, let identity) = delivery else {
+      Issue.record("a queue's delivery is not a queue's")
+      return
+    }
+    platform.register(
+      watcher, on: player, path: "currentItem.status", options: [.old, .new, .prior],
+      delivery: delivery,
+      handler: { watcher, change in
+        dispatchPrecondition(condition: .onQueue(queue))
+        watcher.record(describeAny(change))
+      },
+      onEvaluation: { readings.record(identity.isCurrent ? "queue" : "caller") })
+    // The queue is held until both changes are made: each reading runs later, and reads "playing".
+    let hold = DispatchSemaphore(value: 0)
+    queue.async { hold.wait() }
+    platform.set(item, "status", to: "ready")
+    platform.set(item, "status", to: "playing")
+    hold.signal()
+    await withCheckedContinuation { continuation in queue.async { continuation.resume() } }
+    #expect(
+      watcher.log == [
+        "prior loading->·", "loading->playing", "prior playing->·", "playing->playing",
+      ])
+    #expect(readings.all == ["caller", "queue", "queue"])
   }
 
   @Test("An intermediate replaced: its hop moves to the new object, the old one is forgotten")
