@@ -10,7 +10,7 @@ import _AutoKVOShims
 @usableFromInline
 enum HandlerDelivery {
   case synchronous
-  case queue(DispatchQueue, DeliveryQueueIdentity)
+  case queue(DeliveryQueue)
   case actor(ActorMailbox)
 
   /// Whether the handler runs on the mutating thread, during the change.
@@ -22,7 +22,7 @@ enum HandlerDelivery {
   /// The delivery for a handler registered with `queue`.
   @usableFromInline
   static func resolve(queue: DispatchQueue) -> HandlerDelivery {
-    .queue(queue, DeliveryQueueIdentity.of(queue))
+    .queue(DeliveryQueue(queue))
   }
 
   /// The delivery for a handler registered from `isolation`: on that actor, or synchronously on
@@ -40,10 +40,10 @@ enum HandlerDelivery {
     switch self {
     case .synchronous:
       body()
-    case .queue(let queue, let identity):
-      if identity.isCurrent { return body() }
+    case .queue(let queue):
+      if queue.identity.isCurrent { return body() }
       let transfer = DeliveryTransfer(body)
-      queue.async { transfer.body() }
+      queue.queue.async { transfer.body() }
     case .actor(let mailbox):
       if mailbox.isBeingRegisteredOnThisThread { return body() }
       mailbox.submit(body)
@@ -146,6 +146,19 @@ final class ActorMailbox: @unchecked Sendable {
       return state.pending
     }
     withExtendedLifetime(dropped) {}
+  }
+}
+
+/// A queue a registration's handler runs on, with the identity that tells whether a block runs
+/// on it. An object, so that a delivery stays one reference wide.
+@usableFromInline
+final class DeliveryQueue: Sendable {
+  let queue: DispatchQueue
+  let identity: DeliveryQueueIdentity
+
+  init(_ queue: DispatchQueue) {
+    self.queue = queue
+    identity = DeliveryQueueIdentity.of(queue)
   }
 }
 

@@ -191,7 +191,7 @@ extension HandlerSentinel {
       var prior = KeyValueChange<Value>(kind: collection?.kind ?? .setting, isPrior: true)
       prior.indexes = collection?.indexes
       if options.contains(.old) {
-        prior.oldValue = observation.withLock { coldState?.lastValue }
+        prior.oldValue = observation.withLock { coldState?.lastValue } as? Value
       }
       deliverNow(prior)
     }
@@ -211,7 +211,7 @@ extension HandlerSentinel {
         defer { coldState?.lastValue = value }
         return coldState?.lastValue
       }
-      if options.contains(.old) { change.oldValue = oldValue }
+      if options.contains(.old) { change.oldValue = oldValue as? Value }
       if options.contains(.new) { change.newValue = value }
       deliverNow(change)
     }

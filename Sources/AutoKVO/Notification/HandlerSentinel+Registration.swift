@@ -44,11 +44,8 @@ extension HandlerSentinel {
     // type here would look its metadata up at run time.
     let sentinel = self.init(
       observer: observer, root: object, keyPath: keyPath, options: options,
-      dependencies: dependencies, delivery: delivery, handler: handler)
-    if sentinel.evaluatesWhereHandlerRuns {
-      // Not yet shared: no other thread can see the sentinel before it is attached.
-      sentinel.coldState?.lastValue = currentValue
-    }
+      dependencies: dependencies, delivery: delivery, currentValue: currentValue,
+      handler: handler)
     let observation = sentinel.observation
     // Both objects are alive for the whole call (the caller holds them), so both registries are
     // too; the registration knows both before either holds a sentinel, so it can never be ended

@@ -57,8 +57,9 @@ final class HandlerSentinel<Observer: AnyObject, Object: KeyValueObservable, Val
     var links: [any ChainLink] = []
     /// For a key path evaluated where the handler runs (`evaluatesWhereHandlerRuns`), the value
     /// its last evaluation read: the old value of the next change. Guarded by `observation`'s
-    /// lock.
-    var lastValue: Value?
+    /// lock. Boxed: a field of the generic `Value` type would make the layout of this class, and
+    /// so every access to it from the unspecialized engine, depend on run-time metadata.
+    var lastValue: Any?
 
     init(delivery: HandlerDelivery, rediscovers: Bool, extraTriggers: [AnyKeyPath]) {
       self.delivery = delivery
@@ -95,6 +96,7 @@ final class HandlerSentinel<Observer: AnyObject, Object: KeyValueObservable, Val
     options: ObservationOptions,
     dependencies: borrowing Dependencies,
     delivery: borrowing HandlerDelivery,
+    currentValue: borrowing Value,
     handler: @escaping AdaptedHandler<Observer, Object>
   ) {
     observation = KeyValueObservation()
@@ -106,9 +108,14 @@ final class HandlerSentinel<Observer: AnyObject, Object: KeyValueObservable, Val
     if delivery.isSynchronous, !dependencies.needsRediscovery {
       self.coldState = nil
     } else {
-      self.coldState = ColdState(
+      let coldState = ColdState(
         delivery: copy delivery, rediscovers: dependencies.needsRediscovery,
         extraTriggers: dependencies.extraRootTriggers)
+      if coldState.rediscovers, !delivery.isSynchronous {
+        // The old value of the first change of a key path evaluated where the handler runs.
+        coldState.lastValue = copy currentValue
+      }
+      self.coldState = coldState
     }
     self.handler = handler
   }

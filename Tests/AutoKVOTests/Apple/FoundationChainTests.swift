@@ -237,7 +237,7 @@ struct FoundationChainTests {
     let watcher = Watcher()
     let readings = PlacementLog()
     let delivery = HandlerDelivery.resolve(queue: queue)
-    guard case .queue(_, let identity) = delivery else {
+    guard case .queue(let deliveryQueue) = delivery else {
       Issue.record("a queue's delivery is not a queue's")
       return
     }
@@ -248,7 +248,7 @@ struct FoundationChainTests {
         dispatchPrecondition(condition: .onQueue(queue))
         watcher.record(describeAny(change))
       },
-      onEvaluation: { readings.record(identity.isCurrent ? "queue" : "caller") })
+      onEvaluation: { readings.record(deliveryQueue.identity.isCurrent ? "queue" : "caller") })
     // The queue is held until both changes are made: each reading runs later, and reads "playing".
     let hold = DispatchSemaphore(value: 0)
     queue.async { hold.wait() }
