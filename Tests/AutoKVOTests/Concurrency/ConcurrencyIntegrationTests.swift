@@ -113,19 +113,10 @@ final class NameLabel: KeyValueObservable {
   var text = ""
   var deliveredOnMainThread: [Bool] = []
 
-  /// Binds through the registration's isolation (captured automatically), or explicitly
-  /// through the main queue.
-  func bind(to person: Person, explicitly: Bool = false) {
-    if explicitly {
-      // The queue form's handler is `@Sendable`, not main-actor code: it asserts where it runs.
-      autoObserve(person, keyPath: \.name, options: .new, deliveryQueue: .main) {
-        label, _, change in
-        MainActor.assumeIsolated { label.receive(change) }
-      }
-    } else {
-      autoObserve(person, keyPath: \.name, options: .new) { label, _, change in
-        label.receive(change)
-      }
+  /// Binds through the registration's isolation, captured automatically.
+  func bind(to person: Person) {
+    autoObserve(person, keyPath: \.name, options: .new) { label, _, change in
+      label.receive(change)
     }
   }
 

@@ -321,26 +321,11 @@ final class Spotlight: KeyValueObservable, @unchecked Sendable {  // `getterThre
 
   /// Read through the weak reference; records whether each read ran on the main queue.
   var starName: String {
-    lock.withLock { getterPlacements.append(MainQueueProbe.isCurrent) }
+    lock.withLock { getterPlacements.append(NameLabel.isOnMainQueue) }
     return star?.name ?? "nobody"
   }
 
   var getterRanOnMainQueue: [Bool] { lock.withLock { getterPlacements } }
-}
-
-/// Tells whether the caller runs on the main queue, without trapping.
-enum MainQueueProbe {
-  private struct Key: @unchecked Sendable {  // immutable once set
-    let key = DispatchSpecificKey<Void>()
-  }
-
-  private static let key: Key = {
-    let key = Key()
-    DispatchQueue.main.setSpecific(key: key.key, value: ())
-    return key
-  }()
-
-  static var isCurrent: Bool { DispatchQueue.getSpecific(key: key.key) != nil }
 }
 
 @Suite("Key paths are evaluated where the registration lives")
