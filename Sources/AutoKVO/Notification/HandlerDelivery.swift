@@ -152,7 +152,7 @@ final class ActorMailbox: @unchecked Sendable {
 /// A queue a registration's handler runs on, with the identity that tells whether a block runs
 /// on it. An object, so that a delivery stays one reference wide.
 @usableFromInline
-final class DeliveryQueue: Sendable {
+final class DeliveryQueue {
   let queue: DispatchQueue
   let identity: DeliveryQueueIdentity
 
