@@ -17,6 +17,11 @@ extension HandlerSentinel {
     // An object the key path went through is gone (it was referenced weakly): the path now
     // evaluates differently, typically to nil. Its old value cannot be read any more.
     guard let root else { return }
+    if evaluatesWhereHandlerRuns {
+      // Where the handler runs, the value the last evaluation read is still the old value.
+      schedulePriorCall(collection: nil)
+      return scheduleReevaluation(collection: nil)
+    }
     if options.contains(.prior) {
       deliver(KeyValueChange(kind: .setting, isPrior: true))
     }

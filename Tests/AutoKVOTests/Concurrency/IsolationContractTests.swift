@@ -98,6 +98,8 @@ struct MainActorDeliveryTests {
     #expect(journal.entries == (0..<10).map { "b\($0):Bob" })
     person.name = "Cid"
     #expect(journal.entries.suffix(10) == (0..<10).map { "b\($0):Cid" })
+    // Observers live until here: an optimized build may otherwise free them after their last use.
+    withExtendedLifetime(badges) {}
   }
 
   @MainActor
@@ -117,6 +119,8 @@ struct MainActorDeliveryTests {
     }
     person.name = "Bob"
     #expect(journal.entries == (0..<12).map { "b\($0):Bob" })
+    // Observers live until here: an optimized build may otherwise free them after their last use.
+    withExtendedLifetime(badges) {}
   }
 
   @MainActor
@@ -133,6 +137,8 @@ struct MainActorDeliveryTests {
     badge.bind(to: person)
     person.name = "Bob"
     #expect(journal.entries == ["kept:Bob"])
+    // Observers live until here: an optimized build may otherwise free them after their last use.
+    withExtendedLifetime(badge) {}
   }
 
   @MainActor
@@ -166,6 +172,8 @@ struct MainActorDeliveryTests {
     #expect(await eventually { journal.entries.count == 8 })
     #expect(
       journal.entries == (0..<4).map { "b\($0):Bob" } + (0..<4).map { "b\($0):Cid" })
+    // Observers live until here: an optimized build may otherwise free them after their last use.
+    withExtendedLifetime(badges) {}
   }
 }
 
@@ -203,6 +211,8 @@ struct DeliveryRoutingTests {
     #expect(await eventually { log.all.count == 3 })
     person.age = 4
     #expect(log.all == ["main:1", "main:2", "main:3", "main:4"])
+    // Observers live until here: an optimized build may otherwise free them after their last use.
+    withExtendedLifetime(watcher) {}
   }
 
   @MainActor
@@ -231,6 +241,7 @@ struct DeliveryRoutingTests {
         }
       }
       #expect(await eventually { log.all.count == round + 1 })
+      withExtendedLifetime(watcher) {}
     }
     #expect(log.all == (0..<10).map { "main:\($0)" })
   }
@@ -261,6 +272,8 @@ struct DeliveryRoutingTests {
     queue.sync { person.age = 3 }
     await withCheckedContinuation { continuation in queue.async { continuation.resume() } }
     #expect(log.all == ["queue:1", "queue:2", "queue:3"])
+    // Observers live until here: an optimized build may otherwise free them after their last use.
+    withExtendedLifetime(watcher) {}
   }
 
   @Test(
@@ -280,6 +293,8 @@ struct DeliveryRoutingTests {
       person.age = 7
       #expect(log.all == ["queue:7"])
     }
+    // Observers live until here: an optimized build may otherwise free them after their last use.
+    withExtendedLifetime(watcher) {}
   }
 
   @Test("Two delivery queues each receive only their own handlers' calls, from wrappers made anew")
@@ -308,6 +323,8 @@ struct DeliveryRoutingTests {
     hold.signal()
     await withCheckedContinuation { continuation in second.async { continuation.resume() } }
     #expect(log.all == ["first:1", "second:1"])
+    // Observers live until here: an optimized build may otherwise free them after their last use.
+    withExtendedLifetime(watcher) {}
   }
 }
 
@@ -356,6 +373,8 @@ struct KeyPathPlacementTests {
     #expect(await eventually { journal.entries.count == 1 })
     #expect(journal.entries == ["Ann->nobody"])
     #expect(spotlight.getterRanOnMainQueue.allSatisfy { $0 })
+    // Observers live until here: an optimized build may otherwise free them after their last use.
+    withExtendedLifetime(badge) {}
   }
 
   @MainActor
@@ -386,6 +405,8 @@ struct KeyPathPlacementTests {
     }
     #expect(journal.entries == ["prior Ann", "Ann->Bob", "prior Bob", "Bob->Cid"])
     #expect(spotlight.getterRanOnMainQueue == [true, true, true])
+    // Observers live until here: an optimized build may otherwise free them after their last use.
+    withExtendedLifetime(badge) {}
   }
 
   @MainActor
@@ -411,6 +432,8 @@ struct KeyPathPlacementTests {
     #expect(await eventually { journal.entries.count == 2 })
     #expect(journal.entries == ["Ann->Cid", "Cid->Cid"])
     #expect(spotlight.getterRanOnMainQueue == [true, true, true])
+    // Observers live until here: an optimized build may otherwise free them after their last use.
+    withExtendedLifetime(badge) {}
   }
 }
 
