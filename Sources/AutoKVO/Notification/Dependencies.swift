@@ -12,6 +12,10 @@ struct Dependencies {
   var links: [LinkTarget]
   /// Whether the evaluation read no `@Observed` property at all and no dependency was declared.
   var isEmpty: Bool
+  /// Whether the key path names an `@Observed` property declared in a superclass of the observed
+  /// object's class, which that class may override with a computed property: the key path then
+  /// reads what the override returns, not what the setter stores, so it is read around each set.
+  var mayReadThroughOverride = false
 
   struct LinkTarget {
     let object: any KeyValueObservable
@@ -25,7 +29,7 @@ struct Dependencies {
   /// Whether the dependencies can change from one evaluation to the next, so that they must be
   /// discovered again after every change: anything beyond a single stored `@Observed` property.
   var needsRediscovery: Bool {
-    !extraRootTriggers.isEmpty || !links.isEmpty
+    !extraRootTriggers.isEmpty || !links.isEmpty || mayReadThroughOverride
   }
 
   /// Evaluates `keyPath` on `root` and records what it reads, expanding the key paths `root`'s
@@ -52,6 +56,9 @@ struct Dependencies {
     let posted = declared ?? keyPath
     var dependencies = Dependencies(
       postedKeyPath: posted, extraRootTriggers: [], links: [], isEmpty: firstAccesses.isEmpty)
+    if let declared {
+      dependencies.mayReadThroughOverride = isDeclared(declared, aboveClassOf: root)
+    }
     // When the one read is the property the key path names, it is already the first trigger:
     // adding it again would only compare two key paths for nothing.
     var accesses = declared == nil ? firstAccesses : []
@@ -146,6 +153,12 @@ struct Dependencies {
     withUnsafeBytes(of: first) { first in
       withUnsafeBytes(of: second) { second in first.elementsEqual(second) }
     }
+  }
+
+  /// Whether `declared`, the key path of an `@Observed` property's declaration, belongs to a
+  /// superclass of `object`'s class: a class between them may override the property. Types only.
+  private static func isDeclared(_ declared: AnyKeyPath, aboveClassOf object: AnyObject) -> Bool {
+    type(of: declared).rootType != type(of: object)
   }
 
   /// Whether changes of `keyPath` of the observed object concern the registration.
