@@ -2,8 +2,9 @@ import Foundation
 
 /// Builds the descriptors of collection changes, validating indexes against the collection.
 ///
-/// Out-of-range indexes are bad input: they are reported as an ``ObservationDiagnostic`` and the
-/// change is described as a `.setting` of the whole collection, so that observers stay correct.
+/// Out-of-range indexes are bad input: they are reported as an ``ObservationDiagnostic``, and a
+/// manual notification's change is described as a `.setting` of the whole collection, so that
+/// observers stay correct (a proxy refuses such a mutation before it gets here).
 enum CollectionChanges {
   /// The descriptor of an indexed change of `array`, known before the change.
   static func arrayChange<Element>(
@@ -16,7 +17,9 @@ enum CollectionChanges {
     guard kind != .setting else { return .setting(keyPath) }
     let limit = kind == .insertion ? array.count + indexes.count : array.count
     guard (indexes.last ?? -1) < limit, (indexes.first ?? 0) >= 0 else {
-      reportOutOfRange(kind, indexes, count: array.count, keyPath: keyPath, object: object)
+      reportOutOfRange(
+        kind, indexes, count: array.count, keyPath: keyPath, object: object,
+        outcome: .deliveredAsSetting)
       return .setting(keyPath)
     }
     var descriptor = ChangeDescriptor(keyPath: keyPath, kind: kind, indexes: indexes)
@@ -38,7 +41,7 @@ enum CollectionChanges {
     guard (indexes.last ?? -1) < array.count else {
       reportOutOfRange(
         descriptor.kind, indexes, count: array.count, keyPath: descriptor.keyPath,
-        object: object)
+        object: object, outcome: .deliveredWithoutNewElements)
       return
     }
     descriptor.newElements = indexes.map { array[$0] }
@@ -68,18 +71,38 @@ enum CollectionChanges {
     }
   }
 
+  /// What became of a change whose indexes were out of range, as its diagnostic says.
+  enum OutOfRangeOutcome {
+    /// A proxy refused the mutation: nothing changed, and nothing is delivered.
+    case nothingChanged
+    /// A manual notification is delivered as a `.setting` of the whole collection.
+    case deliveredAsSetting
+    /// A manual notification found its indexes out of range only after the change: it is
+    /// delivered with its kind and indexes, without the new elements.
+    case deliveredWithoutNewElements
+
+    var sentence: String {
+      switch self {
+      case .nothingChanged: "nothing was changed, and observers receive nothing."
+      case .deliveredAsSetting: "observers receive a .setting change of the whole collection instead."
+      case .deliveredWithoutNewElements:
+        "observers receive the change with its kind and indexes but without new elements."
+      }
+    }
+  }
+
   static func reportOutOfRange(
     _ kind: ChangeKind,
     _ indexes: IndexSet,
     count: Int,
     keyPath: AnyKeyPath,
-    object: AnyObject
+    object: AnyObject,
+    outcome: OutOfRangeOutcome
   ) {
     ObservationDiagnostics.report(
       .indexesOutOfRange,
       "\(kind) at indexes \(Array(indexes)) of \(PropertyNames.describe(keyPath, on: object)), "
-        + "which has \(count) elements: the indexes are out of range; observers receive a "
-        + ".setting change instead."
+        + "which has \(count) elements: the indexes are out of range; \(outcome.sentence)"
     )
   }
 }

@@ -198,7 +198,8 @@ public struct MutableArrayProxy<Object: KeyValueObservable, Element> {
   @usableFromInline
   func reportOutOfRange(_ kind: ChangeKind, at positions: ArrayPositions, count: Int) {
     CollectionChanges.reportOutOfRange(
-      kind, positions.indexes(count: count), count: count, keyPath: keyPath, object: object)
+      kind, positions.indexes(count: count), count: count, keyPath: keyPath, object: object,
+      outcome: .nothingChanged)
   }
 
   private func reportCountMismatch(_ operation: String, indexes: IndexSet, elements: Int) {

@@ -18,8 +18,9 @@ public struct ObservationDiagnostic: Sendable, CustomStringConvertible {
     /// or a path through a collection). Nothing was registered; the returned handle is already
     /// cancelled.
     case unsupportedKeyPath
-    /// A collection change named indexes outside the collection; it was delivered as a
-    /// `.setting` change of the whole collection instead.
+    /// A collection change named indexes outside the collection. A proxy mutation is refused:
+    /// nothing changes and nothing is delivered. A manual notification is delivered as a
+    /// `.setting` change of the whole collection instead. The message says which happened.
     case indexesOutOfRange
     /// A class's `observationRegistry` returned a different ``ObservationRegistry`` on two reads:
     /// it is computed, so every registration would be lost with the registry it made. It must be

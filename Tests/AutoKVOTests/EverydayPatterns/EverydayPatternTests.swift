@@ -45,3 +45,47 @@ struct OverridePatternTests {
     #expect(watcher.log == ["setting Base->Ann"])
   }
 }
+
+@Suite("Everyday patterns: diagnostics say what happens")
+struct TruthfulDiagnosticTests {
+  @Test(
+    "A proxy removal at an index out of range changes nothing, delivers nothing, and its diagnostic says so"
+  )
+  func proxyOutOfRangeSaysNothingHappens() {
+    let diagnostics = DiagnosticsRecorder()
+    defer { diagnostics.restore() }
+    let playlist = Playlist()
+    playlist.songs = ["a"]
+    let watcher = Watcher()
+    watcher.autoObserve(playlist, keyPath: \.songs) { w, _, c in w.record(describe(c)) }
+    #expect(playlist.mutableArrayValue(for: \.songs).remove(at: 5) == nil)
+    #expect(playlist.songs == ["a"])
+    #expect(watcher.log.isEmpty)
+    #expect(diagnostics.kinds == [.indexesOutOfRange])
+    #expect(
+      diagnostics.messages.first?.hasSuffix(
+        "the indexes are out of range; nothing was changed, and observers receive nothing.")
+        == true)
+    #expect(diagnostics.messages.first?.contains(".setting") == false)
+  }
+
+  @Test(
+    "A manual notification at an index out of range is delivered as a .setting change, and its diagnostic says so"
+  )
+  func manualOutOfRangeSaysSetting() {
+    let diagnostics = DiagnosticsRecorder()
+    defer { diagnostics.restore() }
+    let playlist = Playlist()
+    playlist.manualSongs = ["a"]
+    let watcher = Watcher()
+    watcher.autoObserve(playlist, keyPath: \.manualSongs) { w, _, c in w.record(describe(c)) }
+    playlist.willChange(.removal, valuesAt: [4], for: \.manualSongs)
+    playlist.manualSongs = []
+    playlist.didChange(.removal, valuesAt: [4], for: \.manualSongs)
+    #expect(watcher.log == ["setting [\"a\"]->[]"])
+    #expect(diagnostics.kinds == [.indexesOutOfRange])
+    #expect(
+      diagnostics.messages.first?.hasSuffix(
+        "observers receive a .setting change of the whole collection instead.") == true)
+  }
+}
