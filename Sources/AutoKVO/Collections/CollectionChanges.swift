@@ -84,7 +84,8 @@ enum CollectionChanges {
     var sentence: String {
       switch self {
       case .nothingChanged: "nothing was changed, and observers receive nothing."
-      case .deliveredAsSetting: "observers receive a .setting change of the whole collection instead."
+      case .deliveredAsSetting:
+        "observers receive a .setting change of the whole collection instead."
       case .deliveredWithoutNewElements:
         "observers receive the change with its kind and indexes but without new elements."
       }

@@ -29,6 +29,9 @@ public struct ObservationDiagnostic: Sendable, CustomStringConvertible {
     /// A ``KeyValueChanges`` sequence was iterated a second time. It has one consumer: the new
     /// iterator finishes at once, and the first one keeps receiving every change.
     case sequenceIteratedAgain
+    /// `autoObserve` was called while the observer or the observed object was being deallocated
+    /// (from its `deinit`). Nothing was registered; the returned handle is already cancelled.
+    case registrationWhileDeallocating
   }
 
   /// What went wrong.

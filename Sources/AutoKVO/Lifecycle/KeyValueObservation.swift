@@ -65,10 +65,12 @@ public final class KeyValueObservation: @unchecked Sendable {  // mutable state 
   }
 
   /// The handle of a registration that was refused (bad input, reported as a diagnostic): it is
-  /// already ended, and nothing was attached anywhere.
-  static func refused() -> KeyValueObservation {
+  /// already ended, for `reason`, and nothing was attached anywhere.
+  static func refused(
+    endedFor reason: RegistrationLifecycle.EndReason = .cancelled
+  ) -> KeyValueObservation {
     let observation = KeyValueObservation()
-    _ = observation.lifecycle.end(.cancelled)
+    _ = observation.lifecycle.end(reason)
     return observation
   }
 

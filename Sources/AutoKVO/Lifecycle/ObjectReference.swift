@@ -101,6 +101,18 @@ struct ObjectReference: @unchecked Sendable {  // immutable; the weak load is at
   }
 }
 
+extension ObjectReference {
+  /// Whether `object`'s deallocation has begun: its `deinit` is running, or has run. Asked by a
+  /// caller that holds `object` strongly. An Objective-C-counted object (an `NSObject` subclass on
+  /// Apple platforms) cannot be asked without the Objective-C runtime, and answers `false`.
+  static func hasBegunDeallocating(_ object: AnyObject) -> Bool {
+    #if canImport(ObjectiveC)
+      if type(of: object) is NSObject.Type { return false }
+    #endif
+    return autokvo_is_deallocating(Unmanaged.passUnretained(object).toOpaque())
+  }
+}
+
 /// A weak reference in a box, for an ``ObjectReference`` to an Objective-C-counted object.
 final class WeakObject: @unchecked Sendable {  // a weak load is atomic
   weak var object: AnyObject?

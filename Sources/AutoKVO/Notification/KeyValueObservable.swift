@@ -137,4 +137,26 @@ extension KeyValueObservable {
     }
     return registry
   }
+
+  /// Reports a registration made while this observer or `object` is being deallocated (from its
+  /// `deinit`), and returns the already-ended handle that stands for it (``KeyValueObservation/isCancelled``
+  /// is `true`): nothing could ever be delivered to a side that is going.
+  func refuseRegistrationOfDeallocatingSide(
+    with object: AnyObject,
+    keyPath: AnyKeyPath?,
+    site: RegistrationSite?
+  ) -> KeyValueObservation {
+    let observerIsGoing = ObjectReference.hasBegunDeallocating(self)
+    let dying =
+      observerIsGoing ? "the observer, \(Self.self)," : "the observed object, \(type(of: object)),"
+    let named = keyPath.flatMap { PropertyNames.name(of: $0, on: object) }
+    ObservationDiagnostics.report(
+      .registrationWhileDeallocating,
+      "autoObserve(_:\(named.map { "keyPath: \($0)" } ?? "keyPath:")) of \(type(of: object)) by "
+        + "\(Self.self)\(site.diagnosticSuffix) was called while \(dying) is being deallocated (from "
+        + "its deinit): nothing was registered, and the returned observation is already cancelled."
+    )
+    // Ended as if the registration had been made just before: by the side that is going.
+    return .refused(endedFor: observerIsGoing ? .observerDeallocated : .observedDeallocated)
+  }
 }

@@ -184,6 +184,11 @@ extension KeyValueObservable {
       _ = object.stableObservationRegistry(toBeUsedTo: "observe", site: site)
       return .refused()
     }
+    guard !ObjectReference.hasBegunDeallocating(self),
+      !ObjectReference.hasBegunDeallocating(object)
+    else {
+      return refuseRegistrationOfDeallocatingSide(with: object, keyPath: keyPath, site: site)
+    }
     return sentinelType.register(
       observer: self, observerRegistry: observerRegistry, object: object,
       objectRegistry: objectRegistry, keyPath: keyPath, options: options, delivery: delivery,

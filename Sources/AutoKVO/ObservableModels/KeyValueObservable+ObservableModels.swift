@@ -158,6 +158,11 @@
     ) -> KeyValueObservation {
       guard let observerRegistry = stableObservationRegistry(toBeUsedTo: "observe with", site: site)
       else { return .refused() }
+      guard !ObjectReference.hasBegunDeallocating(self),
+        !ObjectReference.hasBegunDeallocating(model)
+      else {
+        return refuseRegistrationOfDeallocatingSide(with: model, keyPath: nil, site: site)
+      }
       return ModelSentinel<Self, Object, Value>.register(
         observer: self, observerRegistry: observerRegistry, model: model, access: access,
         options: options, delivery: delivery, handler: adaptedHandler, site: site)

@@ -422,13 +422,15 @@ struct KeyPathPlacementTests {
     badge.autoObserve(spotlight, keyPath: \.starName, options: [.old, .new]) { badge, _, change in
       badge.journal.append("\(change.oldValue!)->\(change.newValue!)")
     }
-    await withCheckedContinuation { continuation in
-      Thread.detachNewThread {
-        star.name = "Bob"
-        star.name = "Cid"
-        continuation.resume()
-      }
+    // The main actor waits, blocked, while another thread makes both changes: neither delivery
+    // can run before both are made.
+    let done = DispatchSemaphore(value: 0)
+    Thread.detachNewThread {
+      star.name = "Bob"
+      star.name = "Cid"
+      done.signal()
     }
+    done.wait()
     #expect(await eventually { journal.entries.count == 2 })
     #expect(journal.entries == ["Ann->Cid", "Cid->Cid"])
     #expect(spotlight.getterRanOnMainQueue == [true, true, true])

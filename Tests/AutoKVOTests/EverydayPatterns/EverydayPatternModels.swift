@@ -15,3 +15,68 @@ final class ScaledShape: Shape, @unchecked Sendable {
     set { super.size = newValue / 10 }
   }
 }
+
+/// Registers from its own `deinit`, as the observer, and records what `autoObserve` returned.
+final class FarewellObserver: KeyValueObservable, @unchecked Sendable {  // one thread per test
+  let observationRegistry = ObservationRegistry()
+  private let person: Person
+  private let outcome: Handoff<KeyValueObservation>?
+  private let log: Watcher
+
+  init(observing person: Person, log: Watcher, outcome: Handoff<KeyValueObservation>) {
+    self.person = person
+    self.log = log
+    self.outcome = outcome
+  }
+
+  deinit {
+    let log = log
+    outcome?.object = autoObserve(person, keyPath: \.name, options: [.initial, .new]) {
+      _, _, change in
+      log.record("farewell \(change.newValue!)")
+    }
+  }
+}
+
+/// Registers a watcher on itself from its own `deinit`, as the observed object.
+final class FarewellModel: KeyValueObservable, @unchecked Sendable {  // one thread per test
+  let observationRegistry = ObservationRegistry()
+  @Observed var title = "last"
+  private let watcher: Watcher
+  private let outcome: Handoff<KeyValueObservation>
+
+  init(watcher: Watcher, outcome: Handoff<KeyValueObservation>) {
+    self.watcher = watcher
+    self.outcome = outcome
+  }
+
+  deinit {
+    outcome.object = watcher.autoObserve(self, keyPath: \.title, options: [.initial, .new]) {
+      w, _, change in
+      w.record("farewell \(change.newValue!)")
+    }
+  }
+}
+
+#if canImport(Observation) && !canImport(ObjectiveC)
+  import Observation
+
+  /// An `@Observable` model that registers a watcher on itself from its own `deinit`.
+  @Observable final class FarewellBoard: @unchecked Sendable {  // one thread per test
+    var score = 0
+    @ObservationIgnored private let watcher: Watcher
+    @ObservationIgnored private let outcome: Handoff<KeyValueObservation>
+
+    init(watcher: Watcher, outcome: Handoff<KeyValueObservation>) {
+      self.watcher = watcher
+      self.outcome = outcome
+    }
+
+    deinit {
+      outcome.object = watcher.autoObserve(self, keyPath: \.score, options: [.initial, .new]) {
+        w, _, change in
+        w.record("farewell \(change.newValue!)")
+      }
+    }
+  }
+#endif

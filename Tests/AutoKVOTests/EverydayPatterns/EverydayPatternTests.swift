@@ -34,7 +34,8 @@ struct OverridePatternTests {
     #expect(watcher.log == ["prior 10", "setting 10->50"])
   }
 
-  @Test("A subclass that does not override an inherited @Observed property delivers the stored values")
+  @Test(
+    "A subclass that does not override an inherited @Observed property delivers the stored values")
   func inheritedWithoutOverride() {
     let employee = Employee()
     let watcher = Watcher()
@@ -89,3 +90,78 @@ struct TruthfulDiagnosticTests {
         "observers receive a .setting change of the whole collection instead.") == true)
   }
 }
+
+@Suite("Everyday patterns: registering from a deinit")
+struct DeinitRegistrationTests {
+  @Test(
+    "autoObserve in the observer's deinit is reported and returns an ended observation; nothing is delivered"
+  )
+  func observerDeinit() {
+    let diagnostics = DiagnosticsRecorder()
+    defer { diagnostics.restore() }
+    let person = Person(name: "Ann")
+    let log = Watcher()
+    let outcome = Handoff(KeyValueObservation.refused())
+    outcome.object = nil
+    do {
+      _ = FarewellObserver(observing: person, log: log, outcome: outcome)
+    }
+    person.name = "Bob"
+    #expect(outcome.object?.isCancelled == true)
+    #expect(outcome.object?.endReason == .observerDeallocated)
+    #expect(log.log.isEmpty)
+    #expect(person.observationRegistry.observerCount == 0)
+    #expect(diagnostics.kinds == [.registrationWhileDeallocating])
+    #expect(
+      diagnostics.messages.first?.contains(
+        "was called while the observer, FarewellObserver, is being deallocated") == true)
+  }
+
+  @Test(
+    "autoObserve on an object from inside its own deinit is reported and returns an ended observation; nothing is delivered"
+  )
+  func observedDeinit() {
+    let diagnostics = DiagnosticsRecorder()
+    defer { diagnostics.restore() }
+    let watcher = Watcher()
+    let outcome = Handoff(KeyValueObservation.refused())
+    outcome.object = nil
+    do {
+      _ = FarewellModel(watcher: watcher, outcome: outcome)
+    }
+    #expect(outcome.object?.isCancelled == true)
+    #expect(outcome.object?.endReason == .observedDeallocated)
+    #expect(watcher.log.isEmpty)
+    #expect(watcher.observationRegistry.observingCount == 0)
+    #expect(diagnostics.kinds == [.registrationWhileDeallocating])
+    #expect(
+      diagnostics.messages.first?.contains(
+        "keyPath: FarewellModel.title) of FarewellModel by Watcher") == true)
+    #expect(
+      diagnostics.messages.first?.contains(
+        "the observed object, FarewellModel, is being deallocated") == true)
+  }
+}
+
+#if canImport(Observation) && !canImport(ObjectiveC)
+  @Suite("Everyday patterns: registering on an @Observable model from its deinit")
+  struct ModelDeinitRegistrationTests {
+    @Test(
+      "autoObserve on an @Observable model from inside its own deinit is reported and returns an ended observation"
+    )
+    func modelDeinit() {
+      let diagnostics = DiagnosticsRecorder()
+      defer { diagnostics.restore() }
+      let watcher = Watcher()
+      let outcome = Handoff(KeyValueObservation.refused())
+      outcome.object = nil
+      do {
+        _ = FarewellBoard(watcher: watcher, outcome: outcome)
+      }
+      #expect(outcome.object?.endReason == .observedDeallocated)
+      #expect(watcher.log.isEmpty)
+      #expect(watcher.observationRegistry.observingCount == 0)
+      #expect(diagnostics.kinds == [.registrationWhileDeallocating])
+    }
+  }
+#endif
