@@ -80,3 +80,18 @@ final class FarewellModel: KeyValueObservable, @unchecked Sendable {  // one thr
     }
   }
 #endif
+
+/// A volume clamped by its own `didSet`, and one clamped before it is stored.
+final class Speaker: KeyValueObservable, @unchecked Sendable {  // one thread per test
+  let observationRegistry = ObservationRegistry()
+  @Observed var volume = 0 {
+    didSet { if volume > 10 { volume = 10 } }
+  }
+  @Observed private var storedLevel = 0
+
+  /// Clamped before it is stored: observers of `\.level` hear one change per set.
+  var level: Int {
+    get { storedLevel }
+    set { storedLevel = min(newValue, 10) }
+  }
+}

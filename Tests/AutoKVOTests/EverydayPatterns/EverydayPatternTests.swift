@@ -47,6 +47,41 @@ struct OverridePatternTests {
   }
 }
 
+@Suite("Everyday patterns: property observers and handlers that set")
+struct PropertyObserverPatternTests {
+  @Test("A clamping didSet is a second set: observers hear 0->15, then 15->10")
+  func clampingDidSetReportsTwice() {
+    let speaker = Speaker()
+    let watcher = Watcher()
+    watcher.autoObserve(speaker, keyPath: \.volume) { w, _, change in w.record(describe(change)) }
+    speaker.volume = 15
+    #expect(watcher.log == ["setting 0->15", "setting 15->10"])
+    #expect(speaker.volume == 10)
+  }
+
+  @Test("A value clamped before it is stored is reported once, with the clamped value")
+  func clampBeforeStoringReportsOnce() {
+    let speaker = Speaker()
+    let watcher = Watcher()
+    watcher.autoObserve(speaker, keyPath: \.level) { w, _, change in w.record(describe(change)) }
+    speaker.level = 15
+    #expect(watcher.log == ["setting 0->10"])
+  }
+
+  @Test("A handler that sets the property it observes is called again for its own set, as KVO's is")
+  func handlerSettingItsPropertyRecurses() {
+    let person = Person(age: 0)
+    let watcher = Watcher()
+    watcher.autoObserve(person, keyPath: \.age) { w, person, change in
+      w.record(describe(change))
+      // The guard is the handler's: nothing stops the recursion but it.
+      if change.newValue! < 3 { person.age = change.newValue! + 1 }
+    }
+    person.age = 1
+    #expect(watcher.log == ["setting 0->1", "setting 1->2", "setting 2->3"])
+  }
+}
+
 @Suite("Everyday patterns: diagnostics say what happens")
 struct TruthfulDiagnosticTests {
   @Test(
@@ -165,3 +200,62 @@ struct DeinitRegistrationTests {
     }
   }
 #endif
+
+@Suite("Everyday patterns: changes delivered later")
+struct LaterDeliveryPatternTests {
+  /// A table's own copy of the rows, read and written on its delivery queue only.
+  final class TableRows: @unchecked Sendable {  // confined to the delivery queue
+    var rows: [String]
+
+    init(_ rows: [String]) {
+      self.rows = rows
+    }
+
+    /// Applies one change, as a table view applies row updates.
+    func apply(_ change: KeyValueChange<[String]>) {
+      switch change.kind {
+      case .insertion:
+        for (index, song) in zip(change.indexes!, change.newValue!) { rows.insert(song, at: index) }
+      case .removal:
+        for index in change.indexes!.reversed() { rows.remove(at: index) }
+      case .replacement:
+        for (index, song) in zip(change.indexes!, change.newValue!) { rows[index] = song }
+      case .setting:
+        rows = change.newValue!
+      }
+    }
+  }
+
+  @Test(
+    "Array changes delivered later on a queue carry the indexes and elements of the moment they happened, and replaying them in order rebuilds the array"
+  )
+  func queuedArrayChangesDescribeTheirMoment() async {
+    let queue = DispatchQueue(label: "autokvo.tests.everyday.table")
+    let playlist = Playlist()
+    playlist.songs = ["x"]
+    let watcher = Watcher()
+    let table = TableRows(["x"])
+    watcher.autoObserve(playlist, keyPath: \.songs, options: [.old, .new], deliveryQueue: queue) {
+      w, _, change in
+      w.record("\(change.kind) \(Array(change.indexes!)) \(describe(change))")
+      table.apply(change)
+    }
+    // The queue is held until every mutation is made: each delivery runs after all of them.
+    let hold = DispatchSemaphore(value: 0)
+    queue.async { hold.wait() }
+    let songs = playlist.mutableArrayValue(for: \.songs)
+    songs.insert("a", at: 0)
+    songs.insert("b", at: 0)
+    songs.replace(at: 2, with: "y")
+    #expect(songs.remove(at: 0) == "b")
+    hold.signal()
+    await withCheckedContinuation { continuation in queue.async { continuation.resume() } }
+    #expect(
+      watcher.log == [
+        "insertion [0] insertion nil->[\"a\"]", "insertion [0] insertion nil->[\"b\"]",
+        "replacement [2] replacement [\"x\"]->[\"y\"]", "removal [0] removal [\"b\"]->nil",
+      ])
+    #expect(queue.sync { table.rows } == ["a", "y"])
+    #expect(playlist.songs == ["a", "y"])
+  }
+}
