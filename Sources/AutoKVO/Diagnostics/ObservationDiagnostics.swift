@@ -32,6 +32,10 @@ public struct ObservationDiagnostic: Sendable, CustomStringConvertible {
     /// `autoObserve` was called while the observer or the observed object was being deallocated
     /// (from its `deinit`). Nothing was registered; the returned handle is already cancelled.
     case registrationWhileDeallocating
+    /// An ``ObservationRegistry`` is stored by two objects. It serves the first one that used it;
+    /// a registration on or by the other is refused (its handle is already cancelled), and that
+    /// object's manual and collection notifications reach no one.
+    case sharedRegistry
   }
 
   /// What went wrong.

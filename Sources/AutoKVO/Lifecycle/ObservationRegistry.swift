@@ -44,6 +44,11 @@ public final class ObservationRegistry: @unchecked Sendable {  // `state` is gua
   @usableFromInline
   let swiftObservationSlot: UnsafeMutablePointer<Int>
 
+  /// The address of the one object this registry serves, or 0 until it is claimed: by the first
+  /// registration either side of which stores this registry, or by the first recorded read of an
+  /// `@Observed` property of the object (see ``serves(_:)``).
+  private let ownerSlot: UnsafeMutablePointer<Int>
+
   /// Creates an empty registry.
   public init() {
     reference = RegistryReference.allocate()
@@ -51,6 +56,7 @@ public final class ObservationRegistry: @unchecked Sendable {  // `state` is gua
     state = reference.state
     observedFlag = reference.observedFlag
     swiftObservationSlot = reference.swiftObservationSlot
+    ownerSlot = reference.ownerSlot
   }
 
   deinit {
@@ -84,6 +90,28 @@ public final class ObservationRegistry: @unchecked Sendable {  // `state` is gua
       Unmanaged<AnyObject>.fromOpaque(tracked).release()
     }
     reference.deallocate()
+  }
+
+  /// Whether this registry serves `object`, claiming it for `object` if no object has claimed it
+  /// yet. A registry serves one object: a second object that stores the same registry (an
+  /// injected, shared one) would otherwise receive the first one's changes, and hand itself to
+  /// their handlers. Compares addresses only; the address of an object that is gone may be
+  /// reused, but a registry whose object is gone serves no registration of it any more.
+  @usableFromInline
+  func serves(_ object: AnyObject) -> Bool {
+    let address = Int(bitPattern: Unmanaged.passUnretained(object).toOpaque())
+    let owner = autokvo_registry_owner_load(ownerSlot)
+    if owner == address { return true }
+    guard owner == 0 else { return false }
+    return autokvo_registry_owner_claim(ownerSlot, address)
+      || autokvo_registry_owner_load(ownerSlot) == address
+  }
+
+  /// Whether `object` is another object than the one this registry serves; `false` while no
+  /// object has claimed it. Claims nothing: what a change of `object` asks.
+  func servesAnotherObject(than object: AnyObject) -> Bool {
+    let owner = autokvo_registry_owner_load(ownerSlot)
+    return owner != 0 && owner != Int(bitPattern: Unmanaged.passUnretained(object).toOpaque())
   }
 
   /// The number of live registrations observing this registry's object.

@@ -22,6 +22,10 @@ struct RegistryStorage {
   /// `ObservationRegistry.swiftObservationSlot`). Set once, with a compare-and-swap, never cleared
   /// before the registry's `deinit` releases it.
   var swiftObservationRegistrar: Int
+  /// The address of the one object the registry serves, or 0 until the first registration or
+  /// recorded read claims it (see `ObservationRegistry.serves(_:)`). Set once, with a
+  /// compare-and-swap.
+  var ownerAddress: Int
   var state: RegistryState
 }
 
@@ -49,7 +53,7 @@ struct RegistryReference: @unchecked Sendable, Equatable {  // the storage is gu
       .bindMemory(to: RegistryStorage.self, capacity: 1)
     storage.initialize(
       to: RegistryStorage(
-        mutex: autokvo_lock_t(), observedFlag: 0, swiftObservationRegistrar: 0,
+        mutex: autokvo_lock_t(), observedFlag: 0, swiftObservationRegistrar: 0, ownerAddress: 0,
         state: RegistryState()))
     let reference = RegistryReference(storage: storage)
     _ = Lock(initializingAt: reference.field(\.mutex))
@@ -84,6 +88,10 @@ struct RegistryReference: @unchecked Sendable, Equatable {  // the storage is gu
 
   var swiftObservationSlot: UnsafeMutablePointer<Int> {
     field(\.swiftObservationRegistrar)
+  }
+
+  var ownerSlot: UnsafeMutablePointer<Int> {
+    field(\.ownerAddress)
   }
 
   /// The state, for the registry, whose accesses hold `lock`.

@@ -159,4 +159,26 @@ extension KeyValueObservable {
     // Ended as if the registration had been made just before: by the side that is going.
     return .refused(endedFor: observerIsGoing ? .observerDeallocated : .observedDeallocated)
   }
+
+  /// Reports a registration refused because the observer's or `object`'s registry already serves
+  /// another object (one registry stored by two objects), and returns its already-ended handle.
+  func refuseRegistrationThroughSharedRegistry(
+    with object: AnyObject,
+    keyPath: AnyKeyPath?,
+    site: RegistrationSite?
+  ) -> KeyValueObservation {
+    let shared =
+      (object as? any KeyValueObservable).map { !$0.observationRegistry.serves(object) } ?? false
+      ? "the observed object's, \(type(of: object))," : "the observer's, \(Self.self),"
+    let named = keyPath.flatMap { PropertyNames.name(of: $0, on: object) }
+    ObservationDiagnostics.report(
+      .sharedRegistry,
+      "autoObserve(_:\(named.map { "keyPath: \($0)" } ?? "keyPath:")) of \(type(of: object)) by "
+        + "\(Self.self)\(site.diagnosticSuffix): \(shared) observationRegistry already serves "
+        + "another object. A registry serves the one object that stores it: give each object its "
+        + "own (`let observationRegistry = ObservationRegistry()`). Nothing was registered, and "
+        + "the returned observation is already cancelled."
+    )
+    return .refused()
+  }
 }

@@ -102,6 +102,10 @@ extension ObservationRegistry {
     _ descriptor: ChangeDescriptor,
     inherited: inout InheritedNotifications?
   ) -> PendingNotifications {
+    guard !servesAnotherObject(than: object) else {
+      reportChangeThroughSharedRegistry(of: object, descriptor.keyPath)
+      return PendingNotifications()
+    }
     // The snapshot is taken once: a registration made by a handler during this change is not
     // notified of it.
     var candidates: [InheritedCandidate]?
@@ -126,6 +130,18 @@ extension ObservationRegistry {
       notification.sentinel.didChange(of: object, descriptor, token: notification.token)
     }
     if let inherited { didChange(of: object, descriptor, inherited: inherited) }
+  }
+
+  /// Reports a manual or collection change of `object`, which stores this registry though the
+  /// registry serves another object: its registrations are the other object's, so the change
+  /// reaches none of them.
+  private func reportChangeThroughSharedRegistry(of object: AnyObject, _ keyPath: AnyKeyPath) {
+    ObservationDiagnostics.report(
+      .sharedRegistry,
+      "A change of \(describe(keyPath, posted: keyPath, on: object)) was not delivered: "
+        + "\(type(of: object))'s observationRegistry serves another object. A registry serves "
+        + "the one object that stores it: give each object its own."
+    )
   }
 
   /// The name of the property a caller's key path names, for a diagnostic: by the caller's key

@@ -189,6 +189,9 @@ extension KeyValueObservable {
     else {
       return refuseRegistrationOfDeallocatingSide(with: object, keyPath: keyPath, site: site)
     }
+    guard objectRegistry.serves(object), observerRegistry.serves(self) else {
+      return refuseRegistrationThroughSharedRegistry(with: object, keyPath: keyPath, site: site)
+    }
     return sentinelType.register(
       observer: self, observerRegistry: observerRegistry, object: object,
       objectRegistry: objectRegistry, keyPath: keyPath, options: options, delivery: delivery,

@@ -163,6 +163,9 @@
       else {
         return refuseRegistrationOfDeallocatingSide(with: model, keyPath: nil, site: site)
       }
+      guard observerRegistry.serves(self) else {
+        return refuseRegistrationThroughSharedRegistry(with: model, keyPath: nil, site: site)
+      }
       return ModelSentinel<Self, Object, Value>.register(
         observer: self, observerRegistry: observerRegistry, model: model, access: access,
         options: options, delivery: delivery, handler: adaptedHandler, site: site)

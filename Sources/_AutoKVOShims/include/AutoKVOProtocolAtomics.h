@@ -224,6 +224,24 @@ AUTOKVO_ROLE autokvo_bool_t autokvo_registrar_slot_is_set(autokvo_word_t *_Nonnu
   return autokvo_backend_load(slot, AUTOKVO_RELAXED) != 0;
 }
 
+// MARK: The object a registry serves (ObservationRegistry.serves)
+
+/// The address of the object a registry serves, or 0 before its first registration or recorded
+/// read. Relaxed: the address is only compared with another object's, never used to reach one.
+AUTOKVO_ROLE intptr_t autokvo_registry_owner_load(autokvo_word_t *_Nonnull slot) {
+  return autokvo_backend_load(slot, AUTOKVO_RELAXED);
+}
+
+/// Records `address` as the object the registry serves, unless an object was recorded first;
+/// returns whether this call recorded it. Relaxed on both paths, for the reason of the load: the
+/// loser compares the winner's address, which it loads again.
+AUTOKVO_ROLE autokvo_bool_t autokvo_registry_owner_claim(autokvo_word_t *_Nonnull slot,
+                                                        intptr_t address) {
+  intptr_t expected = 0;
+  return autokvo_backend_compare_exchange(slot, &expected, address, AUTOKVO_RELAXED,
+                                          AUTOKVO_RELAXED);
+}
+
 // MARK: The count of threads recording key-path dependencies (DependencyRecorder)
 
 /// Adds or removes one recording thread. Relaxed: the only reader that must see the count

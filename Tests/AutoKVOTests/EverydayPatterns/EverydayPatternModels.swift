@@ -95,3 +95,28 @@ final class Speaker: KeyValueObservable, @unchecked Sendable {  // one thread pe
     set { storedLevel = min(newValue, 10) }
   }
 }
+
+/// A model whose registry is injected, as a dependency-injection container might do it.
+final class InjectedPerson: KeyValueObservable, @unchecked Sendable {  // one thread per test
+  let observationRegistry: ObservationRegistry
+  @Observed var name: String
+  var manualScore = 0
+
+  init(name: String, registry: ObservationRegistry) {
+    self.name = name
+    observationRegistry = registry
+  }
+
+  static func automaticallyNotifiesObservers(for keyPath: AnyKeyPath) -> Bool {
+    keyPath != \InjectedPerson.manualScore
+  }
+}
+
+/// An observer whose registry is injected.
+final class InjectedWatcher: KeyValueObservable, @unchecked Sendable {  // one thread per test
+  let observationRegistry: ObservationRegistry
+
+  init(registry: ObservationRegistry) {
+    observationRegistry = registry
+  }
+}

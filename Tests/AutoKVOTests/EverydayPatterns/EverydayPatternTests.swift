@@ -82,6 +82,65 @@ struct PropertyObserverPatternTests {
   }
 }
 
+@Suite("Everyday patterns: a registry serves one object")
+struct SharedRegistryPatternTests {
+  @Test(
+    "Observing a second object that shares the first one's registry is reported and refused; the first keeps its registrations, and no handler gets the wrong object"
+  )
+  func secondObservedObjectIsRefused() {
+    let diagnostics = DiagnosticsRecorder()
+    defer { diagnostics.restore() }
+    let shared = ObservationRegistry()
+    let ann = InjectedPerson(name: "Ann", registry: shared)
+    let bob = InjectedPerson(name: "Bob", registry: shared)
+    let watcher = Watcher()
+    watcher.autoObserve(ann, keyPath: \.name) { w, person, change in
+      w.record("\(person === ann ? "ann" : "other") \(describe(change))")
+    }
+    let refused = watcher.autoObserve(bob, keyPath: \.name) { w, _, change in
+      w.record("bob \(describe(change))")
+    }
+    #expect(refused.isCancelled)
+    #expect(diagnostics.kinds == [.sharedRegistry])
+    #expect(
+      diagnostics.messages.first?.contains(
+        "the observed object's, InjectedPerson, observationRegistry already serves another object")
+        == true)
+    bob.name = "Bo"
+    ann.name = "Anna"
+    bob.willChangeValue(for: \.manualScore)
+    bob.manualScore = 1
+    bob.didChangeValue(for: \.manualScore)
+    #expect(watcher.log == ["ann setting Ann->Anna"])
+    #expect(shared.observerCount == 1)
+    #expect(diagnostics.kinds == [.sharedRegistry, .sharedRegistry])
+  }
+
+  @Test("An observer that shares another observer's registry is reported and refused")
+  func secondObserverIsRefused() {
+    let diagnostics = DiagnosticsRecorder()
+    defer { diagnostics.restore() }
+    let shared = ObservationRegistry()
+    let first = InjectedWatcher(registry: shared)
+    let second = InjectedWatcher(registry: shared)
+    let person = Person(name: "Ann")
+    let log = Watcher()
+    first.autoObserve(person, keyPath: \.name) { _, _, change in
+      log.record("first \(describe(change))")
+    }
+    let refused = second.autoObserve(person, keyPath: \.name) { _, _, change in
+      log.record("second \(describe(change))")
+    }
+    #expect(refused.isCancelled)
+    #expect(diagnostics.kinds == [.sharedRegistry])
+    #expect(diagnostics.messages.first?.contains("the observer's, InjectedWatcher,") == true)
+    person.name = "Bob"
+    #expect(log.log == ["first setting Ann->Bob"])
+    #expect(shared.observingCount == 1)
+    withExtendedLifetime((first, second)) {}
+  }
+}
+
 @Suite("Everyday patterns: diagnostics say what happens")
 struct TruthfulDiagnosticTests {
   @Test(
