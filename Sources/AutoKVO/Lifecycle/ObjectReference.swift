@@ -27,7 +27,7 @@ struct ObjectReference: @unchecked Sendable {  // immutable; the weak load is at
   /// `object` is borrowed: the reference holds no strong count on it, and an initializer's
   /// argument taken owned, by default, would cost a retain and a release.
   init(_ object: borrowing AnyObject) {
-    if type(of: object) is NSObject.Type {
+    if Self.isObjectiveCCounted(type(of: object)) {
       let box = Unmanaged.passRetained(WeakObject(copy object)).toOpaque()
       bits = UInt(bitPattern: box) | Self.boxTag
     } else {
@@ -102,12 +102,24 @@ struct ObjectReference: @unchecked Sendable {  // immutable; the weak load is at
 }
 
 extension ObjectReference {
+  /// Whether objects of `type` have Objective-C's reference counts: whether it is `NSObject` or
+  /// inherits from it. The superclass chain is walked by hand: a metatype cast to
+  /// `NSObject.Type` takes the runtime's generic cast, which costs every registration more, twice.
+  static func isObjectiveCCounted(_ type: AnyClass) -> Bool {
+    var current: AnyClass? = type
+    while let candidate = current {
+      if candidate == NSObject.self { return true }
+      current = _getSuperclass(candidate)
+    }
+    return false
+  }
+
   /// Whether `object`'s deallocation has begun: its `deinit` is running, or has run. Asked by a
   /// caller that holds `object` strongly. An Objective-C-counted object (an `NSObject` subclass on
   /// Apple platforms) cannot be asked without the Objective-C runtime, and answers `false`.
   static func hasBegunDeallocating(_ object: AnyObject) -> Bool {
     #if canImport(ObjectiveC)
-      if type(of: object) is NSObject.Type { return false }
+      if Self.isObjectiveCCounted(type(of: object)) { return false }
     #endif
     return autokvo_is_deallocating(Unmanaged.passUnretained(object).toOpaque())
   }

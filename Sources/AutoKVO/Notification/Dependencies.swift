@@ -52,12 +52,17 @@ struct Dependencies {
     value: Value,
     accesses firstAccesses: [DependencyRecorder.Access]
   ) -> Dependencies {
-    let declared = declaredKeyPath(of: keyPath, on: root, value: value, accesses: firstAccesses)
+    var isInherited = false
+    let declared = declaredKeyPath(
+      of: keyPath, on: root, value: value, accesses: firstAccesses, isInherited: &isInherited)
     let posted = declared ?? keyPath
     var dependencies = Dependencies(
       postedKeyPath: posted, extraRootTriggers: [], links: [], isEmpty: firstAccesses.isEmpty)
-    if let declared {
-      dependencies.mayReadThroughOverride = isDeclared(declared, aboveClassOf: root)
+    if declared != nil {
+      // A key path equal to the declaration's has the declaring class as its root: the property
+      // may be overridden when the object is of a subclass of it. One that names it through a
+      // subclass root (`\Derived.items`) has a superclass's declaration.
+      dependencies.mayReadThroughOverride = isInherited || type(of: root) != Object.self
     }
     // When the one read is the property the key path names, it is already the first trigger:
     // adding it again would only compare two key paths for nothing.
@@ -97,13 +102,15 @@ struct Dependencies {
   }
 
   /// The key path of the declaration of the `@Observed` property `keyPath` names, or `nil` when it
-  /// names none; see ``declaredKeyPath(of:on:value:accesses:)``. Evaluates `keyPath` once.
+  /// names none; see ``declaredKeyPath(of:on:value:accesses:isInherited:)``. Evaluates `keyPath` once.
   static func declaredKeyPath<Object: KeyValueObservable, Value>(
     of keyPath: KeyPath<Object, Value>,
     on object: Object
   ) -> AnyKeyPath? {
     let (value, accesses) = DependencyRecorder.record { object[keyPath: keyPath] }
-    return declaredKeyPath(of: keyPath, on: object, value: value, accesses: accesses)
+    var isInherited = false
+    return declaredKeyPath(
+      of: keyPath, on: object, value: value, accesses: accesses, isInherited: &isInherited)
   }
 
   /// The key path of the declaration of the `@Observed` property `keyPath` names, found from one
@@ -116,21 +123,28 @@ struct Dependencies {
   /// declared in another class than `keyPath`'s root and has its type, `keyPath` is writable, as a
   /// property wrapper's is, and both read the same value, bit for bit. A computed property of a
   /// subclass that transforms one inherited property fails the last tests (a get-only one always).
+  ///
+  /// `isInherited` is set when the declaration is found through a subclass key path
+  /// (`\Derived.items` for `\Base.items`). An `inout` flag rather than a tuple: returned with the
+  /// key path, it would cost the unspecialized caller retains of its own.
   private static func declaredKeyPath<Object: KeyValueObservable, Value>(
     of keyPath: KeyPath<Object, Value>,
     on object: Object,
     value: Value,
-    accesses: [DependencyRecorder.Access]
+    accesses: [DependencyRecorder.Access],
+    isInherited: inout Bool
   ) -> AnyKeyPath? {
     guard accesses.count == 1, accesses[0].object === object else { return nil }
     // The common case, a property of the key path's own class, is settled by one comparison; the
     // key paths' root and value types cost more to ask for.
     if accesses[0].keyPath.matches(keyPath) { return accesses[0].keyPath }
-    return inheritedDeclaredKeyPath(
+    let inherited = inheritedDeclaredKeyPath(
       of: keyPath, on: object, value: value, read: accesses[0].keyPath)
+    isInherited = inherited != nil
+    return inherited
   }
 
-  /// The rest of ``declaredKeyPath(of:on:value:accesses:)``: whether `read`, the key path of the
+  /// The rest of ``declaredKeyPath(of:on:value:accesses:isInherited:)``: whether `read`, the key path of the
   /// one property the evaluation read, declares the property `keyPath` names through a subclass.
   /// A function of its own: its `as? Value` needs the metadata of `Value?`, which must not be
   /// looked up on every registration, before the common case's comparison.
@@ -153,12 +167,6 @@ struct Dependencies {
     withUnsafeBytes(of: first) { first in
       withUnsafeBytes(of: second) { second in first.elementsEqual(second) }
     }
-  }
-
-  /// Whether `declared`, the key path of an `@Observed` property's declaration, belongs to a
-  /// superclass of `object`'s class: a class between them may override the property. Types only.
-  private static func isDeclared(_ declared: AnyKeyPath, aboveClassOf object: AnyObject) -> Bool {
-    type(of: declared).rootType != type(of: object)
   }
 
   /// Whether changes of `keyPath` of the observed object concern the registration.

@@ -165,11 +165,11 @@ public struct Observed<Value> {
     }
     guard DependencyRecorder.isRecordingOnThisThread else { return }
     let registry = object.observationRegistry
-    // A registry stored by two objects serves the first: the other's reads make no property in
-    // it, so that its sets reach none of the first one's registrations.
-    guard registry.serves(object) else { return }
     var property = registry.withPropertyLock { object[keyPath: storageKeyPath].property }
     if property == .none {
+      // A registry stored by two objects serves the first: the other's reads make no property in
+      // it, so that its sets reach none of the first one's registrations.
+      guard registry.serves(object) else { return }
       // Asked before taking the lock: the class's answer is its own code.
       let notifiesAutomatically = type(of: object).automaticallyNotifiesObservers(
         for: wrappedKeyPath)
