@@ -99,11 +99,58 @@ public struct MutableArrayProxy<Object: KeyValueObservable, Element> {
 
   /// Removes the elements at `indexes`; observers get one `.removal` at `indexes`.
   public func remove(at indexes: IndexSet) {
-    mutate(.removal, at: .many(indexes)) { array in
-      for index in indexes.reversed() {
-        array.remove(at: index)
+    mutate(.removal, at: .many(indexes)) { $0.removeElements(at: indexes) }
+  }
+
+  /// Removes every element that satisfies `shouldBeRemoved`; observers get one `.removal` at all
+  /// the removed elements' indexes, and nothing when none is removed.
+  ///
+  /// The predicate is called once per element, in order, before the array changes; the removal is
+  /// one pass over the array where it is stored.
+  public func removeAll(where shouldBeRemoved: (Element) throws -> Bool) rethrows {
+    let indexes = try self.indexes(where: shouldBeRemoved)
+    guard !indexes.isEmpty else { return }
+    remove(at: indexes)
+  }
+
+  /// The index of the first element that satisfies `predicate`, or `nil`. Reads the array without
+  /// copying it.
+  public func firstIndex(where predicate: (Element) throws -> Bool) rethrows -> Int? {
+    try object[keyPath: keyPath].firstIndex(where: predicate)
+  }
+
+  /// Moves the elements at `source` so that they stand, in their order, before the element that
+  /// was at `destination` (or at the end when `destination` is the count), as SwiftUI's
+  /// `move(fromOffsets:toOffset:)` does; observers get a `.removal` at `source`, then an
+  /// `.insertion` at the elements' new indexes.
+  ///
+  /// Out-of-range offsets are reported and nothing moves. An empty `source` does nothing.
+  public func move(fromOffsets source: IndexSet, toOffset destination: Int) {
+    guard !source.isEmpty else { return }
+    let moving: [Element]
+    do {
+      let array = object[keyPath: keyPath]
+      guard (source.first ?? 0) >= 0, (source.last ?? -1) < array.count else {
+        return reportOutOfRange(.removal, at: .many(source), count: array.count)
       }
+      guard destination >= 0, destination <= array.count else {
+        return reportOutOfRange(.insertion, at: .one(destination), count: array.count)
+      }
+      moving = source.map { array[$0] }
     }
+    let target = destination - source.count(in: 0..<destination)
+    remove(at: source)
+    insert(moving, at: IndexSet(integersIn: target..<(target + moving.count)))
+  }
+
+  /// The indexes of the elements that satisfy `predicate`, found in one read of the array, which
+  /// is released before any mutation.
+  private func indexes(where predicate: (Element) throws -> Bool) rethrows -> IndexSet {
+    var indexes = IndexSet()
+    for (index, element) in object[keyPath: keyPath].enumerated() where try predicate(element) {
+      indexes.insert(index)
+    }
+    return indexes
   }
 
   /// Removes and returns the last element, or `nil` when the array is empty.
@@ -209,6 +256,27 @@ public struct MutableArrayProxy<Object: KeyValueObservable, Element> {
         + "with \(elements) "
         + "elements: the counts differ; nothing was changed."
     )
+  }
+}
+
+extension MutableArrayProxy where Element: Equatable {
+  /// The index of the first element equal to `element`, or `nil`. Reads the array without copying
+  /// it.
+  public func firstIndex(of element: Element) -> Int? {
+    object[keyPath: keyPath].firstIndex(of: element)
+  }
+}
+
+extension Array {
+  /// Removes the elements at `indexes` in one pass: each kept element moves once.
+  mutating func removeElements(at indexes: IndexSet) {
+    guard let first = indexes.first else { return }
+    var kept = first
+    for index in (first + 1)..<count where !indexes.contains(index) {
+      swapAt(kept, index)
+      kept += 1
+    }
+    removeSubrange(kept...)
   }
 }
 
