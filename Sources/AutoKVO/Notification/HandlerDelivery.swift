@@ -182,7 +182,7 @@ final class DeliveryQueueIdentity: Sendable {
 
   /// Serialises the read-then-store of a queue's identity, so that two registrations made at once
   /// on one queue agree on it.
-  private static let marking = LockedValue(())
+  private static let marking = Lock()
 
   private init() {}
 
@@ -190,7 +190,7 @@ final class DeliveryQueueIdentity: Sendable {
   static func of(_ queue: DispatchQueue) -> DeliveryQueueIdentity {
     // Read without the lock first: once stored, a queue's identity never changes.
     if let identity = queue.getSpecific(key: key.key) { return identity }
-    return marking.withLock { _ in
+    return marking.withLock {
       if let identity = queue.getSpecific(key: key.key) { return identity }
       let identity = DeliveryQueueIdentity()
       queue.setSpecific(key: key.key, value: identity)
