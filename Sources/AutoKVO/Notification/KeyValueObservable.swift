@@ -139,8 +139,9 @@ extension KeyValueObservable {
   }
 
   /// Reports a registration made while this observer or `object` is being deallocated (from its
-  /// `deinit`), and returns the already-ended handle that stands for it (``KeyValueObservation/isCancelled``
-  /// is `true`): nothing could ever be delivered to a side that is going.
+  /// `deinit`), and returns the already-ended handle that stands for it
+  /// (``KeyValueObservation/isCancelled`` is `true`): nothing could ever be delivered to a side
+  /// that is going.
   func refuseRegistrationOfDeallocatingSide(
     with object: AnyObject,
     keyPath: AnyKeyPath?,
@@ -149,12 +150,11 @@ extension KeyValueObservable {
     let observerIsGoing = ObjectReference.hasBegunDeallocating(self)
     let dying =
       observerIsGoing ? "the observer, \(Self.self)," : "the observed object, \(type(of: object)),"
-    let named = keyPath.flatMap { PropertyNames.name(of: $0, on: object) }
     ObservationDiagnostics.report(
       .registrationWhileDeallocating,
-      "autoObserve(_:\(named.map { "keyPath: \($0)" } ?? "keyPath:")) of \(type(of: object)) by "
-        + "\(Self.self)\(site.diagnosticSuffix) was called while \(dying) is being deallocated (from "
-        + "its deinit): nothing was registered, and the returned observation is already cancelled."
+      registrationDescription(of: object, keyPath: keyPath, site: site)
+        + " was called while \(dying) is being deallocated (from its deinit): nothing was "
+        + "registered, and the returned observation is already cancelled."
     )
     // Ended as if the registration had been made just before: by the side that is going.
     return .refused(endedFor: observerIsGoing ? .observerDeallocated : .observedDeallocated)
@@ -170,15 +170,26 @@ extension KeyValueObservable {
     let shared =
       (object as? any KeyValueObservable).map { !$0.observationRegistry.serves(object) } ?? false
       ? "the observed object's, \(type(of: object))," : "the observer's, \(Self.self),"
-    let named = keyPath.flatMap { PropertyNames.name(of: $0, on: object) }
     ObservationDiagnostics.report(
       .sharedRegistry,
-      "autoObserve(_:\(named.map { "keyPath: \($0)" } ?? "keyPath:")) of \(type(of: object)) by "
-        + "\(Self.self)\(site.diagnosticSuffix): \(shared) observationRegistry already serves "
-        + "another object. A registry serves the one object that stores it: give each object its "
-        + "own (`let observationRegistry = ObservationRegistry()`). Nothing was registered, and "
-        + "the returned observation is already cancelled."
+      registrationDescription(of: object, keyPath: keyPath, site: site)
+        + ": \(shared) observationRegistry already serves another object. A registry serves the "
+        + "one object that stores it: give each object its own "
+        + "(`let observationRegistry = ObservationRegistry()`). Nothing was registered, and the "
+        + "returned observation is already cancelled."
     )
     return .refused()
+  }
+
+  /// `autoObserve(_:keyPath: Person.name) of Person by Badge at File.swift:12`: how a refusal's
+  /// diagnostic names the registration.
+  private func registrationDescription(
+    of object: AnyObject,
+    keyPath: AnyKeyPath?,
+    site: RegistrationSite?
+  ) -> String {
+    let named = keyPath.flatMap { PropertyNames.name(of: $0, on: object) }
+    return "autoObserve(_:\(named.map { "keyPath: \($0)" } ?? "keyPath:")) of \(type(of: object)) "
+      + "by \(Self.self)\(site.diagnosticSuffix)"
   }
 }
