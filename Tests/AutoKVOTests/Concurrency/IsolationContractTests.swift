@@ -186,6 +186,9 @@ struct DeliveryRoutingTests {
   func mainActorHandlerAfterChurn() async {
     churnDeliveryQueues()
     let person = Person()
+    // Sets from several threads, each ordered after the one before in a way ThreadSanitizer sees
+    // (it does not see the order a continuation's resumption gives).
+    let writes = NSLock()
     let log = PlacementLog()
     let watcher = Watcher()
     watcher.autoObserve(person, keyPath: \.age, options: .new) { _, _, change in
@@ -197,19 +200,19 @@ struct DeliveryRoutingTests {
     // From a global queue, from a plain thread and from a detached task: none is the main actor.
     await withCheckedContinuation { continuation in
       DispatchQueue.global().async {
-        person.age = 1
+        writes.withLock { person.age = 1 }
         continuation.resume()
       }
     }
     await withCheckedContinuation { continuation in
       Thread.detachNewThread {
-        person.age = 2
+        writes.withLock { person.age = 2 }
         continuation.resume()
       }
     }
-    await Task.detached { person.age = 3 }.value
+    await Task.detached { writes.withLock { person.age = 3 } }.value
     #expect(await eventually { log.all.count == 3 })
-    person.age = 4
+    writes.withLock { person.age = 4 }
     #expect(log.all == ["main:1", "main:2", "main:3", "main:4"])
     // Observers live until here: an optimized build may otherwise free them after their last use.
     withExtendedLifetime(watcher) {}
@@ -221,6 +224,9 @@ struct DeliveryRoutingTests {
   )
   func mainActorHandlerAfterGlobalRegistrationEnded() async {
     let person = Person()
+    // Sets from several threads, each ordered after the one before in a way ThreadSanitizer sees
+    // (it does not see the order a continuation's resumption gives).
+    let writes = NSLock()
     let log = PlacementLog()
     for round in 0..<10 {
       do {
@@ -236,7 +242,7 @@ struct DeliveryRoutingTests {
       }
       await withCheckedContinuation { continuation in
         DispatchQueue.global().async {
-          person.age = round
+          writes.withLock { person.age = round }
           continuation.resume()
         }
       }
@@ -253,6 +259,9 @@ struct DeliveryRoutingTests {
     churnDeliveryQueues()
     let queue = DispatchQueue(label: "autokvo.tests.routing.serial")
     let person = Person()
+    // Sets from several threads, each ordered after the one before in a way ThreadSanitizer sees
+    // (it does not see the order a continuation's resumption gives).
+    let writes = NSLock()
     let log = PlacementLog()
     let watcher = Watcher()
     watcher.autoObserve(person, keyPath: \.age, options: .new, deliveryQueue: queue) {
@@ -262,14 +271,14 @@ struct DeliveryRoutingTests {
       log.record("queue:\(change.newValue!)")
     }
     churnDeliveryQueues()
-    await MainActor.run { person.age = 1 }
+    await MainActor.run { writes.withLock { person.age = 1 } }
     await withCheckedContinuation { continuation in
       DispatchQueue.global().async {
-        person.age = 2
+        writes.withLock { person.age = 2 }
         continuation.resume()
       }
     }
-    queue.sync { person.age = 3 }
+    queue.sync { writes.withLock { person.age = 3 } }
     await withCheckedContinuation { continuation in queue.async { continuation.resume() } }
     #expect(log.all == ["queue:1", "queue:2", "queue:3"])
     // Observers live until here: an optimized build may otherwise free them after their last use.
@@ -281,6 +290,9 @@ struct DeliveryRoutingTests {
   func onQueueIsSynchronous() {
     let queue = DispatchQueue(label: "autokvo.tests.routing.sync")
     let person = Person()
+    // Sets from several threads, each ordered after the one before in a way ThreadSanitizer sees
+    // (it does not see the order a continuation's resumption gives).
+    let writes = NSLock()
     let log = PlacementLog()
     let watcher = Watcher()
     watcher.autoObserve(person, keyPath: \.age, options: .new, deliveryQueue: queue) {
@@ -290,7 +302,7 @@ struct DeliveryRoutingTests {
     }
     // Another wrapper of the same queue is the same queue.
     queue.sync {
-      person.age = 7
+      writes.withLock { person.age = 7 }
       #expect(log.all == ["queue:7"])
     }
     // Observers live until here: an optimized build may otherwise free them after their last use.
@@ -302,6 +314,9 @@ struct DeliveryRoutingTests {
     let first = DispatchQueue(label: "autokvo.tests.routing.first")
     let second = DispatchQueue(label: "autokvo.tests.routing.second")
     let person = Person()
+    // Sets from several threads, each ordered after the one before in a way ThreadSanitizer sees
+    // (it does not see the order a continuation's resumption gives).
+    let writes = NSLock()
     let log = PlacementLog()
     let watcher = Watcher()
     watcher.autoObserve(person, keyPath: \.age, options: .new, deliveryQueue: first) { _, _, c in
@@ -318,7 +333,7 @@ struct DeliveryRoutingTests {
     let hold = DispatchSemaphore(value: 0)
     second.async { hold.wait() }
     // On `first`: its handler runs now, `second`'s later on its own queue.
-    first.sync { person.age = 1 }
+    first.sync { writes.withLock { person.age = 1 } }
     #expect(log.all == ["first:1"])
     hold.signal()
     await withCheckedContinuation { continuation in second.async { continuation.resume() } }
