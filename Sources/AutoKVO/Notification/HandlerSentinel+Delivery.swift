@@ -191,7 +191,11 @@ extension HandlerSentinel {
       var prior = KeyValueChange<Value>(kind: collection?.kind ?? .setting, isPrior: true)
       prior.indexes = collection?.indexes
       if options.contains(.old) {
-        prior.oldValue = observation.withLock { coldState?.lastValue } as? Value
+        // A collection change carries the elements it removes or replaces, as it does
+        // synchronously; any other change, the value the last evaluation read.
+        prior.oldValue =
+          collection.map { $0.oldElements as? Value }
+          ?? observation.withLock { coldState?.lastValue } as? Value
       }
       deliverNow(prior)
     }
@@ -205,14 +209,21 @@ extension HandlerSentinel {
       guard observation.isActive, let root else { return }
       let (value, dependencies) = Dependencies.discover(root: root, keyPath: keyPath)
       replaceLinks(with: dependencies, root: root)
-      var change = KeyValueChange<Value>(kind: collection?.kind ?? .setting)
-      change.indexes = collection?.indexes
-      let oldValue = observation.withLock {
+      let lastValue = observation.withLock {
         defer { coldState?.lastValue = value }
         return coldState?.lastValue
       }
-      if options.contains(.old) { change.oldValue = oldValue as? Value }
-      if options.contains(.new) { change.newValue = value }
+      var change = KeyValueChange<Value>(kind: .setting)
+      if let collection {
+        // Its kind and indexes go with the elements it carries, as they do synchronously.
+        change.kind = collection.kind
+        change.indexes = collection.indexes
+        if options.contains(.old) { change.oldValue = collection.oldElements as? Value }
+        if options.contains(.new) { change.newValue = collection.newElements as? Value }
+      } else {
+        if options.contains(.old) { change.oldValue = lastValue as? Value }
+        if options.contains(.new) { change.newValue = value }
+      }
       deliverNow(change)
     }
   }

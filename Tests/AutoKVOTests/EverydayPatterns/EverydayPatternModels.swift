@@ -120,3 +120,11 @@ final class InjectedWatcher: KeyValueObservable, @unchecked Sendable {  // one t
     observationRegistry = registry
   }
 }
+
+/// A base class with an `@Observed` array, and a subclass that adds nothing.
+class Bookshelf: KeyValueObservable, @unchecked Sendable {  // one thread per test
+  let observationRegistry = ObservationRegistry()
+  @Observed var books: [String] = []
+}
+
+final class CornerBookshelf: Bookshelf, @unchecked Sendable {}

@@ -47,6 +47,47 @@ struct OverridePatternTests {
   }
 }
 
+@Suite("Everyday patterns: inherited collections")
+struct InheritedCollectionPatternTests {
+  @Test(
+    "Proxy changes of an inherited @Observed array keep their kind, indexes and elements, synchronously and on a queue"
+  )
+  func inheritedArrayChanges() async {
+    let library = CornerBookshelf()
+    let queue = DispatchQueue(label: "autokvo.tests.everyday.library")
+    let watcher = Watcher()
+    let describeArray: @Sendable (Watcher, KeyValueChange<[String]>, String) -> Void = {
+      w, change, label in
+      w.record("\(label) \(change.kind) \(Array(change.indexes ?? [])) \(describe(change))")
+    }
+    watcher.autoObserve(library, keyPath: \.books, options: [.old, .new, .prior]) { w, _, c in
+      describeArray(w, c, "sync")
+    }
+    watcher.autoObserve(
+      library, keyPath: \.books, options: [.old, .new, .prior], deliveryQueue: queue
+    ) { w, _, c in describeArray(w, c, "queue") }
+    let hold = DispatchSemaphore(value: 0)
+    queue.async { hold.wait() }
+    let books = library.mutableArrayValue(for: \.books)
+    books.append("a")
+    books.insert("b", at: 0)
+    #expect(books.remove(at: 1) == "a")
+    hold.signal()
+    await withCheckedContinuation { continuation in queue.async { continuation.resume() } }
+    #expect(
+      watcher.log == [
+        "sync insertion [0] prior insertion nil->nil", "sync insertion [0] insertion nil->[\"a\"]",
+        "sync insertion [0] prior insertion nil->nil", "sync insertion [0] insertion nil->[\"b\"]",
+        "sync removal [1] prior removal [\"a\"]->nil", "sync removal [1] removal [\"a\"]->nil",
+        "queue insertion [0] prior insertion nil->nil",
+        "queue insertion [0] insertion nil->[\"a\"]",
+        "queue insertion [0] prior insertion nil->nil",
+        "queue insertion [0] insertion nil->[\"b\"]",
+        "queue removal [1] prior removal [\"a\"]->nil", "queue removal [1] removal [\"a\"]->nil",
+      ])
+  }
+}
+
 @Suite("Everyday patterns: property observers and handlers that set")
 struct PropertyObserverPatternTests {
   @Test("A clamping didSet is a second set: observers hear 0->15, then 15->10")
