@@ -424,6 +424,40 @@ struct KeyPathPlacementTests {
     withExtendedLifetime(badge) {}
   }
 
+  @Test(
+    "A re-evaluation waiting on a queue when the observer is freed, or the registration cancelled, evaluates nothing and calls no handler"
+  )
+  func pendingReevaluationAfterTheRegistrationEnds() async {
+    let queue = DispatchQueue(label: "autokvo.tests.placement.pending")
+    let star = Person(name: "Ann")
+    let spotlight = Spotlight()
+    spotlight.star = star
+    let log = PlacementLog()
+    let tracker = LifetimeTracker()
+    var freed: Watcher? = Watcher(tracker: tracker)
+    freed!.autoObserve(spotlight, keyPath: \.starName, options: .new, deliveryQueue: queue) {
+      _, _, change in log.record("freed \(change.newValue!)")
+    }
+    let kept = Watcher()
+    let cancelled = kept.autoObserve(
+      spotlight, keyPath: \.starName, options: .new, deliveryQueue: queue
+    ) { _, _, change in log.record("cancelled \(change.newValue!)") }
+    let readsAtRegistration = spotlight.getterRanOnMainQueue.count
+    // The queue is held while the change is made and both registrations end.
+    let hold = DispatchSemaphore(value: 0)
+    queue.async { hold.wait() }
+    star.name = "Bob"
+    freed = nil
+    cancelled.cancel()
+    hold.signal()
+    await withCheckedContinuation { continuation in queue.async { continuation.resume() } }
+    #expect(tracker.liveCount == 0)
+    #expect(log.all.isEmpty)
+    #expect(spotlight.getterRanOnMainQueue.count == readsAtRegistration)
+    #expect(spotlight.observationRegistry.observerCount == 0)
+    #expect(star.observationRegistry.observerCount == 0)
+  }
+
   @MainActor
   @Test(
     "Two changes made before the main actor runs are two deliveries, each reading the key path when it runs"
