@@ -266,4 +266,26 @@ final class PropertySnapshot: @unchecked Sendable {
     }
     if remaining == 0 { snapshot.release() }
   }
+
+  /// Gives back a set's hold, once its delivery from the snapshot ended, outside every lock; see
+  /// ``removeHolder(_:)``. `registryLock` is the lock of the registry whose set it was.
+  ///
+  /// When the hold is the last, the snapshot is freed, and with it its share of the storage it may
+  /// share with the registry's list, which the registry then changes in place under its lock. The
+  /// storage's reference count orders this set's reads of it before those changes, but
+  /// ThreadSanitizer cannot see a reference count (the Swift runtime is not instrumented): the
+  /// order is published on the registry's lock for it too, which costs nothing outside
+  /// ThreadSanitizer builds but a call, only here.
+  static func removeHolder(
+    afterSetOf snapshot: Unmanaged<PropertySnapshot>,
+    registryLock: Lock
+  ) {
+    let remaining = snapshot._withUnsafeGuaranteedRef {
+      autokvo_snapshot_remove_holder($0.holdersWord)
+    }
+    if remaining == 0 {
+      autokvo_thread_sanitizer_release(registryLock.pointer)
+      snapshot.release()
+    }
+  }
 }

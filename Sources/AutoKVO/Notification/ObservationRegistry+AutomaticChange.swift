@@ -164,7 +164,7 @@ extension ObservationRegistry {
     change.snapshot._withUnsafeGuaranteedRef { snapshot in
       didPerformAutomaticChange(of: object, snapshot, values: values)
     }
-    PropertySnapshot.removeHolder(change.snapshot)
+    PropertySnapshot.removeHolder(afterSetOf: change.snapshot, registryLock: lock)
   }
 
   /// Lends each registration of `snapshot` the values, for a set none of whose registrations was
@@ -202,7 +202,7 @@ extension ObservationRegistry {
         sentinel?.didSet(of: object, snapshot, token: tokens[position], values: values)
       }
     }
-    PropertySnapshot.removeHolder(snapshot)
+    PropertySnapshot.removeHolder(afterSetOf: snapshot, registryLock: lock)
   }
 
 }
