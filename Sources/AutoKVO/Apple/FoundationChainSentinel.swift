@@ -241,7 +241,9 @@ final class FoundationChainSentinel<Observer: AnyObject, Root: AnyObject, Value>
           guard let object = target.object as? any KeyValueObservable else {
             preconditionFailure("an engine link on an object that is not observable: \(target)")
           }
-          return ChainLinkSentinel.attach(to: object, keyPaths: keyPaths, owner: self)
+          return ChainLinkSentinel.attach(
+            to: object, keyPaths: keyPaths,
+            isHeldByPlainStoredProperty: target.isHeldByPlainStoredProperty, owner: self)
         }
       }
     }

@@ -36,6 +36,11 @@ public struct ObservationDiagnostic: Sendable, CustomStringConvertible {
     /// a registration on or by the other is refused (its handle is already cancelled), and that
     /// object's manual and collection notifications reach no one.
     case sharedRegistry
+    /// A key-path chain reaches an object through a stored property that is not `@Observed`
+    /// (`\.current.title` where `current` is a plain `var`). The registration is made; replacing
+    /// that property is not seen, and when it releases the object the registration reached, the
+    /// registration stops observing it without reading the path again.
+    case unobservedIntermediate
   }
 
   /// What went wrong.

@@ -30,6 +30,9 @@ enum ChainLinkKey: Equatable {
 struct ChainLinkTarget {
   let object: AnyObject
   let key: ChainLinkKey
+  /// Whether a stored property that is not `@Observed` holds `object` strongly on the path: the
+  /// object then dies when that property is replaced, inside the write (``ChainLinkSentinel``).
+  var isHeldByPlainStoredProperty = false
 }
 
 /// The replacement of a chain's links after each evaluation, shared by every kind of chain.
@@ -99,21 +102,34 @@ final class ChainLinkSentinel: ObservedSentinel, ChainLink,
   /// The key paths of `target` this link forwards; the first is its primary key path.
   private let linkedKeyPaths: [AnyKeyPath]
 
-  private init(target: any KeyValueObservable, keyPaths: [AnyKeyPath], owner: any ChainLinkOwner) {
+  /// Whether a stored property that is not `@Observed` holds `target` strongly on the path
+  /// (``Dependencies/findPlainStoredHops(root:accesses:)``).
+  private let isHeldByPlainStoredProperty: Bool
+
+  private init(
+    target: any KeyValueObservable,
+    keyPaths: [AnyKeyPath],
+    isHeldByPlainStoredProperty: Bool,
+    owner: any ChainLinkOwner
+  ) {
     self.observation = KeyValueObservation()
     self.target = target
     self.owner = owner
     self.linkedKeyPaths = keyPaths
+    self.isHeldByPlainStoredProperty = isHeldByPlainStoredProperty
   }
 
   /// Creates a link observing `keyPaths` of `target` and attaches it to the target's registry.
   static func attach(
     to target: any KeyValueObservable,
     keyPaths: [AnyKeyPath],
+    isHeldByPlainStoredProperty: Bool,
     owner: any ChainLinkOwner
   ) -> ChainLinkSentinel {
     let registry = target.observationRegistry
-    let link = ChainLinkSentinel(target: target, keyPaths: keyPaths, owner: owner)
+    let link = ChainLinkSentinel(
+      target: target, keyPaths: keyPaths,
+      isHeldByPlainStoredProperty: isHeldByPlainStoredProperty, owner: owner)
     link.observation.attachUnpublished(observedRegistry: registry, observerRegistry: nil)
     registry.attach(link)
     return link
@@ -149,6 +165,11 @@ final class ChainLinkSentinel: ObservedSentinel, ChainLink,
 
   func observedObjectIsDeallocating() {
     observation.end(.observedDeallocated)
+    // A target a plain stored property held strongly dies when that property is replaced, inside
+    // the write to it: reading the path again here would access the property during its own write,
+    // a fatal exclusivity violation. Its replacement is not seen, as registration's diagnostic
+    // said; the path is read again at its next change that is seen.
+    guard !isHeldByPlainStoredProperty else { return }
     owner?.linkedObjectIsDeallocating()
   }
 }

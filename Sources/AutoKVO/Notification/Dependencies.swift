@@ -20,9 +20,15 @@ struct Dependencies {
   struct LinkTarget {
     let object: any KeyValueObservable
     var keyPaths: [AnyKeyPath]
+    /// The stored property that is not `@Observed` through which the path reaches `object`, and
+    /// that holds it strongly, as `Type.property`; `nil` when there is none
+    /// (``findPlainStoredHops(root:accesses:)``).
+    var plainStoredHop: String? = nil
 
     var chainLinkTarget: ChainLinkTarget {
-      ChainLinkTarget(object: object, key: .properties(keyPaths))
+      ChainLinkTarget(
+        object: object, key: .properties(keyPaths),
+        isHeldByPlainStoredProperty: plainStoredHop != nil)
     }
   }
 
@@ -50,14 +56,38 @@ struct Dependencies {
     root: Object,
     keyPath: KeyPath<Object, Value>,
     value: Value,
-    accesses firstAccesses: [DependencyRecorder.Access]
+    accesses: [DependencyRecorder.Access]
+  ) -> Dependencies {
+    withUnsafePointer(to: value) { value in
+      discover(root: root, keyPath: keyPath, value: value, accesses: accesses, recordedKeyPath: nil)
+    }
+  }
+
+  /// The dependencies of `keyPath` on `root`: from an evaluation of it, which read `value` (by
+  /// address: an optional of a generic type would cost a run-time metadata look-up here) and made
+  /// `accesses`; or, when `value` is `nil`, from `recordedKeyPath`, the declaration of the
+  /// `@Observed` property of `root`'s own class that `keyPath` names, whose record a recording
+  /// made before (``ObservationRegistry/recordedPropertyKeyPath(named:)``). That way nothing of
+  /// the property's value is read; declared dependencies still are.
+  static func discover<Object: KeyValueObservable, Value>(
+    root: Object,
+    keyPath: KeyPath<Object, Value>,
+    value: UnsafePointer<Value>?,
+    accesses firstAccesses: [DependencyRecorder.Access],
+    recordedKeyPath: AnyKeyPath?
   ) -> Dependencies {
     var isInherited = false
-    let declared = declaredKeyPath(
-      of: keyPath, on: root, value: value, accesses: firstAccesses, isInherited: &isInherited)
+    let declared: AnyKeyPath?
+    if let value {
+      declared = declaredKeyPath(
+        of: keyPath, on: root, value: value, accesses: firstAccesses, isInherited: &isInherited)
+    } else {
+      declared = recordedKeyPath
+    }
     let posted = declared ?? keyPath
     var dependencies = Dependencies(
-      postedKeyPath: posted, extraRootTriggers: [], links: [], isEmpty: firstAccesses.isEmpty)
+      postedKeyPath: posted, extraRootTriggers: [], links: [],
+      isEmpty: value != nil && firstAccesses.isEmpty)
     if declared != nil {
       // A key path equal to the declaration's has the declaring class as its root: the property
       // may be overridden when the object is of a subclass of it. One that names it through a
@@ -69,9 +99,12 @@ struct Dependencies {
     var accesses = declared == nil ? firstAccesses : []
 
     // Declared dependencies, followed transitively; the visited list ends cycles.
-    // Declarations are asked for under both names of an inherited property.
-    var pending = Array(type(of: root).keyPathsForValuesAffecting(keyPath))
-    if posted !== keyPath {
+    // Declarations are asked for under both names of an inherited property; any other declared
+    // key path is equal to `keyPath`, and asked for once.
+    let declaredDependencies = type(of: root).keyPathsForValuesAffecting(keyPath)
+    // Most key paths declare none: the empty set is not turned into an array.
+    var pending = declaredDependencies.isEmpty ? [] : Array(declaredDependencies)
+    if isInherited {
       pending += type(of: root).keyPathsForValuesAffecting(posted)
     }
     while let declared = pending.popLast() {
@@ -84,6 +117,9 @@ struct Dependencies {
     dependencies.isEmpty = dependencies.isEmpty && dependencies.extraRootTriggers.isEmpty
     for access in accesses {
       dependencies.add(access, root: root)
+    }
+    if !dependencies.links.isEmpty {
+      dependencies.findPlainStoredHops(root: root, accesses: firstAccesses)
     }
     return dependencies
   }
@@ -109,8 +145,10 @@ struct Dependencies {
   ) -> AnyKeyPath? {
     let (value, accesses) = DependencyRecorder.record { object[keyPath: keyPath] }
     var isInherited = false
-    return declaredKeyPath(
-      of: keyPath, on: object, value: value, accesses: accesses, isInherited: &isInherited)
+    return withUnsafePointer(to: value) { value in
+      declaredKeyPath(
+        of: keyPath, on: object, value: value, accesses: accesses, isInherited: &isInherited)
+    }
   }
 
   /// The key path of the declaration of the `@Observed` property `keyPath` names, found from one
@@ -130,7 +168,7 @@ struct Dependencies {
   private static func declaredKeyPath<Object: KeyValueObservable, Value>(
     of keyPath: KeyPath<Object, Value>,
     on object: Object,
-    value: Value,
+    value: UnsafePointer<Value>,
     accesses: [DependencyRecorder.Access],
     isInherited: inout Bool
   ) -> AnyKeyPath? {
@@ -139,7 +177,7 @@ struct Dependencies {
     // key paths' root and value types cost more to ask for.
     if accesses[0].keyPath.matches(keyPath) { return accesses[0].keyPath }
     let inherited = inheritedDeclaredKeyPath(
-      of: keyPath, on: object, value: value, read: accesses[0].keyPath)
+      of: keyPath, on: object, value: value.pointee, read: accesses[0].keyPath)
     isInherited = inherited != nil
     return inherited
   }

@@ -44,7 +44,9 @@ extension HandlerSentinel {
         guard case .properties(let keyPaths) = target.key,
           let object = target.object as? any KeyValueObservable
         else { preconditionFailure("an engine chain links engine objects only: \(target)") }
-        return ChainLinkSentinel.attach(to: object, keyPaths: keyPaths, owner: self)
+        return ChainLinkSentinel.attach(
+          to: object, keyPaths: keyPaths,
+          isHeldByPlainStoredProperty: target.isHeldByPlainStoredProperty, owner: self)
       }
     }
     withExtendedLifetime(targetsLoadedUnderLock) {}

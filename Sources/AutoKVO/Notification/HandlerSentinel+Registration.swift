@@ -1,11 +1,14 @@
 // Registration: the one entry point from `autoObserve` and its siblings into the sentinel, and the
-// diagnostic for a key path that can never notify.
+// diagnostics for a key path that can never notify and for a chain through a plain stored property.
 
 extension HandlerSentinel {
   /// Registers `changeHandler`, behind its adapter (see `HandlerInput`), for changes of `keyPath`
   /// of `object`, and returns the registration. `currentValue` and `accesses` are what evaluating
   /// `keyPath` on `object` under a recorder (``DependencyRecorder/evaluate(_:on:)``) returned: the
-  /// caller evaluates, so that it can do so in the user's module.
+  /// caller evaluates, so that it can do so in the user's module. `currentValue` is `nil` when
+  /// the caller did not evaluate, because `keyPath` names `recordedKeyPath`, a property whose
+  /// record exists; when the class declares dependencies for it, the key path is evaluated here
+  /// after all, since a registration that rediscovers starts from the current value.
   ///
   /// `objectRegistry`, `object`'s, takes ownership of the observed-side sentinel and `observerRegistry` of
   /// the observer-side one; the registration ends, exactly once, when either registry is released
@@ -19,12 +22,24 @@ extension HandlerSentinel {
     options: ObservationOptions,
     delivery: HandlerDelivery,
     handler: @escaping AdaptedHandler<Observer, Object>,
-    currentValue: Value,
+    currentValue: UnsafePointer<Value>?,
     accesses: [DependencyRecorder.Access],
+    recordedKeyPath: AnyKeyPath?,
     site: RegistrationSite?
   ) -> KeyValueObservation {
     let dependencies = Dependencies.discover(
-      root: object, keyPath: keyPath, value: currentValue, accesses: accesses)
+      root: object, keyPath: keyPath, value: currentValue, accesses: accesses,
+      recordedKeyPath: recordedKeyPath)
+    if currentValue == nil, dependencies.needsRediscovery {
+      // Declared dependencies: the key path is evaluated again after each change, starting from
+      // the value it has now.
+      var (value, accesses) = DependencyRecorder.evaluate(keyPath, on: object)
+      return register(
+        observer: observer, observerRegistry: observerRegistry, object: object,
+        objectRegistry: objectRegistry, keyPath: keyPath, options: options, delivery: delivery,
+        handler: handler, currentValue: &value, accesses: accesses, recordedKeyPath: nil,
+        site: site)
+    }
     if dependencies.isEmpty && type(of: object).automaticallyNotifiesObservers(for: keyPath) {
       // A key path that reads no @Observed property is computed (or a plain stored property):
       // when it cannot be named, the registration is told by its types and value type.
@@ -39,6 +54,11 @@ extension HandlerSentinel {
           + "@Observed, or return false from automaticallyNotifiesObservers(for:) for it if you "
           + "notify it by hand."
       )
+    }
+    for link in dependencies.links {
+      if let hop = link.plainStoredHop {
+        reportPlainStoredHop(hop, to: link.object, of: object, site: site)
+      }
     }
     // `self`, the metatype the caller passed, rather than the type's name: naming the generic
     // type here would look its metadata up at run time.
@@ -57,10 +77,29 @@ extension HandlerSentinel {
     if sentinel.rediscovers {
       sentinel.replaceLinks(with: dependencies, root: object)
     }
-    if options.contains(.initial) {
-      sentinel.deliverInitial(currentValue: currentValue)
+    if options.contains(.initial), let currentValue {
+      sentinel.deliverInitial(currentValue: currentValue.pointee)
     }
     return observation
+  }
+
+  /// Reports a chain that reaches `target` through `hop`, a stored property that is not
+  /// `@Observed` (``Dependencies/findPlainStoredHops(root:accesses:)``).
+  private static func reportPlainStoredHop(
+    _ hop: String,
+    to target: AnyObject,
+    of object: Object,
+    site: RegistrationSite?
+  ) {
+    ObservationDiagnostics.report(
+      .unobservedIntermediate,
+      "autoObserve(_:keyPath:) of \(type(of: object)) by \(Observer.self)\(site.diagnosticSuffix) "
+        + "reaches \(type(of: target)) through \(hop), a stored property that is not @Observed: "
+        + "replacing it is not seen. When it is replaced, the registration stops observing the "
+        + "\(type(of: target)) it held and reads the path again only when another property on "
+        + "the path changes. Mark \(hop) @Observed if it can be replaced; if it is a constant, "
+        + "nothing is missed."
+    )
   }
 
   /// Delivers the registration-time call requested with `.initial`. Called inside `register`,

@@ -96,7 +96,7 @@ final class HandlerSentinel<Observer: AnyObject, Object: KeyValueObservable, Val
     options: ObservationOptions,
     dependencies: borrowing Dependencies,
     delivery: borrowing HandlerDelivery,
-    currentValue: borrowing Value,
+    currentValue: UnsafePointer<Value>?,
     handler: @escaping AdaptedHandler<Observer, Object>
   ) {
     observation = KeyValueObservation()
@@ -113,7 +113,10 @@ final class HandlerSentinel<Observer: AnyObject, Object: KeyValueObservable, Val
         extraTriggers: dependencies.extraRootTriggers)
       if coldState.rediscovers, !delivery.isSynchronous {
         // The old value of the first change of a key path evaluated where the handler runs.
-        coldState.lastValue = copy currentValue
+        guard let currentValue else {
+          preconditionFailure("a registration that rediscovers is made with its current value")
+        }
+        coldState.lastValue = currentValue.pointee
       }
       self.coldState = coldState
     }

@@ -23,6 +23,11 @@ extension KeyValueObservable {
   /// notification is reported as an ``ObservationDiagnostic``: it could only ever notify through
   /// ``willChangeValue(for:)``.
   ///
+  /// Evaluating the key path is a read of the property. A registration without `.initial` on a
+  /// stored `@Observed` property that an earlier registration already read on `object` reads
+  /// nothing of it: it may be made while another thread sets the property (see
+  /// <doc:SwiftConcurrency>, "Thread safety").
+  ///
   /// ## Threads and actors
   ///
   /// Where the handler runs depends on where the registration is made, so that a handler never
@@ -148,11 +153,28 @@ extension KeyValueObservable {
     adaptedHandler changeHandler: @escaping AdaptedHandler<Self, Object>,
     site: RegistrationSite?
   ) -> KeyValueObservation {
-    let (currentValue, accesses) = DependencyRecorder.evaluate(keyPath, on: object)
-    return registerEvaluated(
-      object, keyPath, options, delivery, adaptedHandler: changeHandler,
-      currentValue: currentValue, accesses: accesses, site: site,
-      sentinelType: HandlerSentinel<Self, Object, Value>.self)
+    // A stored `@Observed` property a registration read before on this object is known by its
+    // record: without `.initial`, nothing of its value is read, so registering is safe while
+    // another thread sets it. A subclass instance may override the property: its key path is read.
+    let objectRegistry = object.observationRegistry
+    if objectRegistry.isServingAnObject, !options.contains(.initial),
+      type(of: object) == Object.self,
+      let declared = objectRegistry.recordedPropertyKeyPath(named: keyPath)
+    {
+      return registerEvaluated(
+        object, objectRegistry, keyPath, options, delivery, adaptedHandler: changeHandler,
+        currentValue: nil, accesses: [], recordedKeyPath: declared, site: site,
+        sentinelType: HandlerSentinel<Self, Object, Value>.self)
+    }
+    var (currentValue, accesses) = DependencyRecorder.evaluate(keyPath, on: object)
+    // By address: the engine runs unspecialized, where an optional of a generic type costs a
+    // run-time metadata look-up.
+    return _withUnprotectedUnsafePointer(to: &currentValue) { currentValue in
+      registerEvaluated(
+        object, objectRegistry, keyPath, options, delivery, adaptedHandler: changeHandler,
+        currentValue: currentValue, accesses: accesses, recordedKeyPath: nil, site: site,
+        sentinelType: HandlerSentinel<Self, Object, Value>.self)
+    }
   }
 
   /// Registers a handler behind its adapter (see `HandlerInput`), given what evaluating `keyPath`
@@ -161,23 +183,28 @@ extension KeyValueObservable {
   /// ``DependencyRecorder/evaluate(_:on:)``), and pass the two results apart: in the engine,
   /// which runs unspecialized, a tuple of a generic type costs a run-time metadata look-up. So
   /// would naming the sentinel's generic type here: the caller names it, where it is specialized.
+  ///
+  /// `objectRegistry` is the caller's read of `object`'s registry. `currentValue` is `nil` when
+  /// the key path was not evaluated, because it names `recordedKeyPath`, a property whose record
+  /// exists (``ObservationRegistry/recordedPropertyKeyPath(named:)``).
   @usableFromInline
   func registerEvaluated<Object: KeyValueObservable, Value>(
     _ object: Object,
+    _ objectRegistry: ObservationRegistry,
     _ keyPath: KeyPath<Object, Value>,
     _ options: ObservationOptions,
     _ delivery: HandlerDelivery,
     adaptedHandler changeHandler: @escaping AdaptedHandler<Self, Object>,
-    currentValue: Value,
+    currentValue: UnsafePointer<Value>?,
     accesses: [DependencyRecorder.Access],
+    recordedKeyPath: AnyKeyPath?,
     site: RegistrationSite?,
     sentinelType: HandlerSentinel<Self, Object, Value>.Type
   ) -> KeyValueObservation {
     // Each registry is read twice: a computed one is a new object on every read (see
     // `stableObservationRegistry(toBeUsedTo:site:)`, which reports it). Compared here, on every
-    // registration's path, without a call.
+    // registration's path, without a call; the caller read the object's first.
     let observerRegistry = observationRegistry
-    let objectRegistry = object.observationRegistry
     guard observationRegistry === observerRegistry, object.observationRegistry === objectRegistry
     else {
       _ = stableObservationRegistry(toBeUsedTo: "observe with", site: site)
@@ -195,7 +222,8 @@ extension KeyValueObservable {
     return sentinelType.register(
       observer: self, observerRegistry: observerRegistry, object: object,
       objectRegistry: objectRegistry, keyPath: keyPath, options: options, delivery: delivery,
-      handler: changeHandler, currentValue: currentValue, accesses: accesses, site: site)
+      handler: changeHandler, currentValue: currentValue, accesses: accesses,
+      recordedKeyPath: recordedKeyPath, site: site)
   }
 
   /// Observes `keyPath` of every object in `objects`, as one `autoObserve` call per object: each

@@ -128,3 +128,100 @@ class Bookshelf: KeyValueObservable, @unchecked Sendable {  // one thread per te
 }
 
 final class CornerBookshelf: Bookshelf, @unchecked Sendable {}
+
+/// An item of a media player, with an `@Observed` title.
+final class MediaItem: KeyValueObservable, @unchecked Sendable {  // one thread per test
+  let observationRegistry = ObservationRegistry()
+  @Observed var title: String
+  private let tracker: LifetimeTracker?
+
+  init(_ title: String, tracker: LifetimeTracker? = nil) {
+    self.title = title
+    self.tracker = tracker
+    tracker?.instanceCreated()
+  }
+
+  deinit {
+    tracker?.instanceDestroyed()
+  }
+}
+
+/// Holds its items in plain stored properties, the `@Observed` a newcomer forgets: a
+/// non-optional one and an optional one.
+final class MediaManager: KeyValueObservable, @unchecked Sendable {  // one thread per test
+  let observationRegistry = ObservationRegistry()
+  var current: MediaItem
+  var upcoming: MediaItem?
+  @Observed var volume = 5
+
+  init(current: MediaItem, upcoming: MediaItem? = nil) {
+    self.current = current
+    self.upcoming = upcoming
+  }
+}
+
+/// Reaches its manager through an `@Observed` property: the plain hop comes second on the path.
+final class MediaPlayer: KeyValueObservable, @unchecked Sendable {  // one thread per test
+  let observationRegistry = ObservationRegistry()
+  @Observed var manager: MediaManager
+
+  init(manager: MediaManager) {
+    self.manager = manager
+  }
+}
+
+/// Reaches a media item through two plain stored properties in a row.
+final class MediaShelf: KeyValueObservable, @unchecked Sendable {  // one thread per test
+  let observationRegistry = ObservationRegistry()
+  var manager: MediaManager
+
+  init(manager: MediaManager) {
+    self.manager = manager
+  }
+}
+
+/// A media item whose title a media thread replaces while the UI registers, as in a video player.
+// @unchecked Sendable: `title` is written by one thread only; the registrations under test read
+// nothing of it, which ThreadSanitizer checks.
+final class StreamedItem: KeyValueObservable, @unchecked Sendable {
+  let observationRegistry = ObservationRegistry()
+  @Observed var title = String(repeating: "title ", count: 8)
+}
+
+/// Tells a writer thread when to stop, and the test when it did.
+final class WriterControl: @unchecked Sendable {  // `stopRequested` is guarded by `lock`
+  private let lock = NSLock()
+  private var stopRequested = false
+  let finished = DispatchSemaphore(value: 0)
+
+  var shouldStop: Bool { lock.withLock { stopRequested } }
+
+  func stop() {
+    lock.withLock { stopRequested = true }
+    finished.wait()
+  }
+}
+
+/// Replaces `item.title` with a new heap-allocated string until `control` says stop.
+func startReplacingTitle(of item: StreamedItem, until control: WriterControl) {
+  Thread.detachNewThread {
+    var generation = 0
+    while !control.shouldStop {
+      generation += 1
+      item.title = String(repeating: "title ", count: 8) + "\(generation)"
+    }
+    control.finished.signal()
+  }
+}
+
+/// A stored property that declares a dependency on another: a change of `discount` is a change of
+/// `subtotal` too.
+final class Invoice: KeyValueObservable, @unchecked Sendable {  // one thread per test
+  let observationRegistry = ObservationRegistry()
+  @Observed var subtotal = 100
+  @Observed var discount = 0
+
+  static func keyPathsForValuesAffecting(_ keyPath: AnyKeyPath) -> Set<AnyKeyPath> {
+    keyPath == \Invoice.subtotal ? [\Invoice.discount] : []
+  }
+}

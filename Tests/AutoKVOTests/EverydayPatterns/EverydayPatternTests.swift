@@ -359,3 +359,221 @@ struct LaterDeliveryPatternTests {
     #expect(playlist.songs == ["a", "y"])
   }
 }
+
+@Suite("Everyday patterns: a chain through a stored property that is not @Observed")
+struct PlainStoredHopTests {
+  @Test(
+    "Replacing a plain intermediate neither crashes nor is seen; the old one is freed and the registration stays usable"
+  )
+  func replacingPlainIntermediate() {
+    let diagnostics = DiagnosticsRecorder()
+    defer { diagnostics.restore() }
+    let tracker = LifetimeTracker()
+    let manager = MediaManager(current: MediaItem("first", tracker: tracker))
+    let watcher = Watcher()
+    let observation = watcher.autoObserve(manager, keyPath: \.current.title, options: [.old, .new])
+    {
+      w, _, change in w.record(describe(change))
+    }
+    #expect(diagnostics.kinds == [.unobservedIntermediate])
+    let message = diagnostics.messages.first ?? ""
+    #expect(message.contains("reaches MediaItem through MediaManager.current"))
+    #expect(message.contains("replacing it is not seen"))
+    #expect(message.contains("Mark MediaManager.current @Observed"))
+    manager.current.title = "second"
+    manager.current = MediaItem("replacement", tracker: tracker)
+    #expect(tracker.liveCount == 1)
+    manager.current.title = "unseen"
+    #expect(watcher.log == ["setting first->second"])
+    #expect(!observation.isCancelled)
+    observation.cancel()
+    #expect(observation.isCancelled)
+    #expect(manager.observationRegistry.observerCount == 0)
+    #expect(watcher.observationRegistry.observingCount == 0)
+  }
+
+  @Test("Setting a plain optional intermediate to nil neither crashes nor is seen")
+  func settingPlainOptionalIntermediateToNil() {
+    let diagnostics = DiagnosticsRecorder()
+    defer { diagnostics.restore() }
+    let tracker = LifetimeTracker()
+    let manager = MediaManager(
+      current: MediaItem("first"), upcoming: MediaItem("next", tracker: tracker))
+    let watcher = Watcher()
+    watcher.autoObserve(manager, keyPath: \.upcoming?.title, options: [.new]) { w, _, change in
+      w.record(describe(change))
+    }
+    #expect(diagnostics.kinds == [.unobservedIntermediate])
+    #expect(diagnostics.messages.first?.contains("through MediaManager.upcoming,") == true)
+    manager.upcoming?.title = "later"
+    manager.upcoming = nil
+    #expect(tracker.liveCount == 0)
+    #expect(watcher.log == ["setting nil->Optional(\"later\")"])
+    // A new registration reads the path as it is now.
+    let second = Watcher()
+    second.autoObserve(manager, keyPath: \.upcoming?.title, options: [.initial, .new]) {
+      w, _, change in w.record(describe(change))
+    }
+    #expect(second.log == ["setting nil->nil"])
+  }
+
+  @Test(
+    "A plain hop after an @Observed one is named; replacing it is not seen, replacing the @Observed one is"
+  )
+  func plainHopAfterObservedHop() {
+    let diagnostics = DiagnosticsRecorder()
+    defer { diagnostics.restore() }
+    let tracker = LifetimeTracker()
+    let player = MediaPlayer(manager: MediaManager(current: MediaItem("first", tracker: tracker)))
+    let watcher = Watcher()
+    watcher.autoObserve(player, keyPath: \.manager.current.title, options: [.old, .new]) {
+      w, _, change in w.record(describe(change))
+    }
+    #expect(diagnostics.kinds == [.unobservedIntermediate])
+    #expect(diagnostics.messages.first?.contains("through MediaManager.current,") == true)
+    player.manager.current = MediaItem("unseen", tracker: tracker)
+    #expect(tracker.liveCount == 1)
+    #expect(watcher.log.isEmpty)
+    // Replacing the @Observed manager reads the path again, and follows the new item.
+    player.manager = MediaManager(current: MediaItem("other", tracker: tracker))
+    player.manager.current.title = "renamed"
+    #expect(tracker.liveCount == 1)
+    #expect(watcher.log == ["setting unseen->other", "setting other->renamed"])
+  }
+
+  @Test("A chain through @Observed and weak intermediates names no plain hop")
+  func observedAndWeakHopsAreNotDiagnosed() {
+    let diagnostics = DiagnosticsRecorder()
+    defer { diagnostics.restore() }
+    let dog = Dog("Rex")
+    let owner = Owner(dog: dog)
+    owner.walker = dog
+    let watcher = Watcher()
+    watcher.autoObserve(owner, keyPath: \.dog?.name) { _, _, _ in }
+    watcher.autoObserve(owner, keyPath: \.pet.name) { _, _, _ in }
+    watcher.autoObserve(owner, keyPath: \.walker?.name) { _, _, _ in }
+    #expect(diagnostics.kinds == [])
+  }
+}
+
+@Suite("Everyday patterns: two plain stored intermediates in a row")
+struct TwoPlainStoredHopsTests {
+  @Test("The second of two plain hops is named, and replacing it neither crashes nor is seen")
+  func secondOfTwoPlainHops() {
+    let diagnostics = DiagnosticsRecorder()
+    defer { diagnostics.restore() }
+    let tracker = LifetimeTracker()
+    let shelf = MediaShelf(manager: MediaManager(current: MediaItem("first", tracker: tracker)))
+    let watcher = Watcher()
+    watcher.autoObserve(shelf, keyPath: \.manager.current.title, options: [.old, .new]) {
+      w, _, change in w.record(describe(change))
+    }
+    #expect(diagnostics.kinds == [.unobservedIntermediate])
+    #expect(diagnostics.messages.first?.contains("through MediaManager.current,") == true)
+    shelf.manager.current.title = "second"
+    shelf.manager.current = MediaItem("unseen", tracker: tracker)
+    shelf.manager = MediaManager(current: MediaItem("also unseen", tracker: tracker))
+    #expect(tracker.liveCount == 1)
+    #expect(watcher.log == ["setting first->second"])
+  }
+}
+
+@Suite("Everyday patterns: registering while another thread writes the property")
+struct RegisteringWhileWritingTests {
+  static let registrations = 200_000
+
+  @Test(
+    "Registering and cancelling 200,000 times while another thread replaces the String reads nothing of it"
+  )
+  func registeringWhileAnotherThreadWrites() {
+    let item = StreamedItem()
+    let watcher = Watcher()
+    // The first registration of a property on an object evaluates its key path, a read of the
+    // property: made before the writer starts, as the documentation says.
+    watcher.autoObserve(item, keyPath: \.title) { _, _, _ in }.cancel()
+    let control = WriterControl()
+    startReplacingTitle(of: item, until: control)
+    for _ in 0..<Self.registrations {
+      watcher.autoObserve(item, keyPath: \.title, options: [.new]) { _, _, _ in }.cancel()
+    }
+    control.stop()
+    #expect(watcher.observationRegistry.observingCount == 0)
+    #expect(item.observationRegistry.observerCount == 0)
+    withExtendedLifetime(watcher) {}
+  }
+
+  @Test(
+    "Registering and cancelling 200,000 times while another registration is there and another thread replaces the String reads nothing of it"
+  )
+  func registeringBesideAnotherRegistrationWhileAnotherThreadWrites() {
+    let item = StreamedItem()
+    let watcher = Watcher()
+    let standing = Watcher()
+    let standingChanges = Counter()
+    standing.autoObserve(item, keyPath: \.title, options: [.old, .new]) { _, _, change in
+      if change.oldValue != nil, change.newValue != nil { standingChanges.increment() }
+    }
+    let control = WriterControl()
+    startReplacingTitle(of: item, until: control)
+    for _ in 0..<Self.registrations {
+      watcher.autoObserve(item, keyPath: \.title, options: [.new]) { _, _, _ in }.cancel()
+    }
+    control.stop()
+    #expect(standingChanges.value > 0)
+    #expect(watcher.observationRegistry.observingCount == 0)
+    #expect(item.observationRegistry.observerCount == 1)
+    withExtendedLifetime((watcher, standing)) {}
+  }
+}
+
+@Suite("Everyday patterns: registrations after the first on a property")
+struct LaterRegistrationTests {
+  @Test("A second registration on a stored property delivers exactly what the first does")
+  func secondRegistrationOnStoredProperty() {
+    let person = Person()
+    let first = Watcher()
+    let second = Watcher()
+    first.autoObserve(person, keyPath: \.age, options: [.old, .new]) { w, _, change in
+      w.record(describe(change))
+    }
+    second.autoObserve(person, keyPath: \.age, options: [.old, .new, .prior]) { w, _, change in
+      w.record(describe(change))
+    }
+    person.age = 31
+    #expect(first.log == ["setting 30->31"])
+    #expect(second.log == ["prior setting 30->nil", "setting 30->31"])
+  }
+
+  @Test("A second registration on a stored property that declares dependencies hears them too")
+  func secondRegistrationWithDeclaredDependencies() {
+    let invoice = Invoice()
+    let first = Watcher()
+    let second = Watcher()
+    for watcher in [first, second] {
+      watcher.autoObserve(invoice, keyPath: \.subtotal, options: [.old, .new]) { w, _, change in
+        w.record(describe(change))
+      }
+    }
+    invoice.discount = 10
+    invoice.subtotal = 90
+    #expect(first.log == ["setting 100->100", "setting 100->90"])
+    #expect(second.log == ["setting 100->100", "setting 100->90"])
+  }
+
+  @Test(
+    "A second registration through the base class's key path on an overriding instance reads through the override"
+  )
+  func secondRegistrationThroughOverride() {
+    let shape: Shape = ScaledShape()
+    let first = Watcher()
+    let second = Watcher()
+    for watcher in [first, second] {
+      watcher.autoObserve(shape, keyPath: \Shape.size, options: [.old, .new]) { w, _, change in
+        w.record(describe(change))
+      }
+    }
+    shape.size = 50
+    #expect(first.log == ["setting 10->50"])
+    #expect(second.log == ["setting 10->50"])
+  }
+}
