@@ -46,18 +46,3 @@ void autokvo_set_thread_mutation(void *mutation) { autokvo_mutation_slot = mutat
 intptr_t autokvo_model_prior_calls(void) { return autokvo_model_prior_calls_slot; }
 
 void autokvo_set_model_prior_calls(intptr_t calls) { autokvo_model_prior_calls_slot = calls; }
-
-#if defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define AUTOKVO_THREAD_SANITIZER 1
-void __tsan_release(void *address);
-#endif
-#endif
-
-void autokvo_thread_sanitizer_release(autokvo_lock_t *lock) {
-#if defined(AUTOKVO_THREAD_SANITIZER)
-  __tsan_release(lock);
-#else
-  (void)lock;
-#endif
-}

@@ -270,12 +270,15 @@ final class PropertySnapshot: @unchecked Sendable {
   /// Gives back a set's hold, once its delivery from the snapshot ended, outside every lock; see
   /// ``removeHolder(_:)``. `registryLock` is the lock of the registry whose set it was.
   ///
-  /// When the hold is the last, the snapshot is freed, and with it its share of the storage it may
-  /// share with the registry's list, which the registry then changes in place under its lock. The
-  /// storage's reference count orders this set's reads of it before those changes, but
-  /// ThreadSanitizer cannot see a reference count (the Swift runtime is not instrumented): the
-  /// order is published on the registry's lock for it too, which costs nothing outside
-  /// ThreadSanitizer builds but a call, only here.
+  /// When the hold is the last, the registry let the snapshot go during the set. The snapshot may
+  /// share its storage with the registry's list, which the registry changes in place, under its
+  /// lock, once the storage is unique again: after this release. The storage's reference count
+  /// orders this set's reads before such a change, but ThreadSanitizer cannot see a reference count
+  /// (the Swift runtime is not instrumented), and a registry in the middle of a change would take
+  /// the release for its own. An empty pass through the lock first orders the reads before any
+  /// change the registry makes from then on; a change under way when it comes ends first, and saw
+  /// the storage still shared. Only on this path, which a set takes only when a registration began
+  /// or ended during it.
   static func removeHolder(
     afterSetOf snapshot: Unmanaged<PropertySnapshot>,
     registryLock: Lock
@@ -284,7 +287,7 @@ final class PropertySnapshot: @unchecked Sendable {
       autokvo_snapshot_remove_holder($0.holdersWord)
     }
     if remaining == 0 {
-      autokvo_thread_sanitizer_release(registryLock.pointer)
+      registryLock.withLock {}
       snapshot.release()
     }
   }

@@ -24,9 +24,9 @@ extension KeyValueObservable {
   /// ``willChangeValue(for:)``.
   ///
   /// Evaluating the key path is a read of the property. A registration without `.initial` on a
-  /// stored `@Observed` property that an earlier registration already read on `object` reads
-  /// nothing of it: it may be made while another thread sets the property (see
-  /// <doc:SwiftConcurrency>, "Thread safety").
+  /// stored `@Observed` property that an earlier registration already read, on any instance of
+  /// `object`'s class, reads nothing of it: it may be made while another thread sets the property
+  /// (see <doc:SwiftConcurrency>, "Thread safety").
   ///
   /// ## Threads and actors
   ///
@@ -153,13 +153,13 @@ extension KeyValueObservable {
     adaptedHandler changeHandler: @escaping AdaptedHandler<Self, Object>,
     site: RegistrationSite?
   ) -> KeyValueObservation {
-    // A stored `@Observed` property a registration read before on this object is known by its
-    // record: without `.initial`, nothing of its value is read, so registering is safe while
-    // another thread sets it. A subclass instance may override the property: its key path is read.
+    // A stored `@Observed` property a recording read before, on this object or another of its
+    // class, is known by its record: without `.initial`, nothing of its value is read, so
+    // registering is safe while another thread sets it. A subclass instance may override the
+    // property: its key path is read.
     let objectRegistry = object.observationRegistry
-    if objectRegistry.isServingAnObject, !options.contains(.initial),
-      type(of: object) == Object.self,
-      let declared = objectRegistry.recordedPropertyKeyPath(named: keyPath)
+    if !options.contains(.initial), type(of: object) == Object.self,
+      let declared = objectRegistry.recordedPropertyKeyPath(named: keyPath, of: object)
     {
       return registerEvaluated(
         object, objectRegistry, keyPath, options, delivery, adaptedHandler: changeHandler,

@@ -181,6 +181,23 @@ public struct Observed<Value> {
         }
         return object[keyPath: storageKeyPath].property
       }
+      // The other instances of the class can now make the record without reading the property:
+      // the catalog keeps where the storage's index lies. Its address is taken by a direct field
+      // access here, where the key path is a literal, and through the key-path runtime's address
+      // projection in a debug build; neither reads the value.
+      if type(of: object) == EnclosingSelf.self,
+        !ObservedPropertyCatalog.contains(wrappedKeyPath, of: EnclosingSelf.self)
+      {
+        let base = UnsafeRawPointer(Unmanaged.passUnretained(object).toOpaque())
+        let indexOffset = registry.withPropertyLock {
+          withUnsafeMutablePointer(to: &object[keyPath: storageKeyPath].property) {
+            UnsafeRawPointer($0) - base
+          }
+        }
+        ObservedPropertyCatalog.add(
+          ObservedPropertyCatalog.Entry(keyPath: wrappedKeyPath, indexOffset: indexOffset),
+          for: EnclosingSelf.self)
+      }
     }
     DependencyRecorder.noteAccessWhileRecording(
       object: object, keyPath: wrappedKeyPath, property: property)

@@ -96,12 +96,6 @@ static inline void autokvo_lock_unlock(autokvo_lock_t *_Nonnull lock) {
 }
 #endif
 
-/// Tells ThreadSanitizer that what this thread did so far happens before whatever a later
-/// acquirer of `lock` does; nothing outside ThreadSanitizer builds. For an order the Swift
-/// runtime's reference counts already make, which ThreadSanitizer cannot see: the runtime is not
-/// instrumented. Out of line, in shims.c, where clang compiles it with the instrumentation.
-void autokvo_thread_sanitizer_release(autokvo_lock_t *_Nonnull lock);
-
 // Four entry points of the Swift runtime, which Swift exposes no API for: holding an object's
 // memory without keeping the object alive (an unowned reference count), retaining it only if its
 // deallocation has not begun, and asking whether it has begun. They are part of the Swift

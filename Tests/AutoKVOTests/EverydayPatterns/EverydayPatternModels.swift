@@ -180,10 +180,15 @@ final class MediaShelf: KeyValueObservable, @unchecked Sendable {  // one thread
   }
 }
 
+/// A media item whose title a writer thread replaces (`startReplacingTitles(of:until:)`).
+protocol TitledMedia: AnyObject, Sendable {
+  var title: String { get set }
+}
+
 /// A media item whose title a media thread replaces while the UI registers, as in a video player.
 // @unchecked Sendable: `title` is written by one thread only; the registrations under test read
 // nothing of it, which ThreadSanitizer checks.
-final class StreamedItem: KeyValueObservable, @unchecked Sendable {
+final class StreamedItem: KeyValueObservable, TitledMedia, @unchecked Sendable {
   let observationRegistry = ObservationRegistry()
   @Observed var title = String(repeating: "title ", count: 8)
 }
@@ -202,13 +207,16 @@ final class WriterControl: @unchecked Sendable {  // `stopRequested` is guarded 
   }
 }
 
-/// Replaces `item.title` with a new heap-allocated string until `control` says stop.
-func startReplacingTitle(of item: StreamedItem, until control: WriterControl) {
+/// Replaces the title of each of `items`, in turn, with a new heap-allocated string until
+/// `control` says stop.
+func startReplacingTitles(of items: [some TitledMedia], until control: WriterControl) {
   Thread.detachNewThread {
     var generation = 0
     while !control.shouldStop {
       generation += 1
-      item.title = String(repeating: "title ", count: 8) + "\(generation)"
+      for item in items {
+        item.title = String(repeating: "title ", count: 8) + "\(generation)"
+      }
     }
     control.finished.signal()
   }
@@ -224,4 +232,23 @@ final class Invoice: KeyValueObservable, @unchecked Sendable {  // one thread pe
   static func keyPathsForValuesAffecting(_ keyPath: AnyKeyPath) -> Set<AnyKeyPath> {
     keyPath == \Invoice.subtotal ? [\Invoice.discount] : []
   }
+}
+
+/// A media item of a class of its own, so that the test that registers on new objects controls
+/// the first registration on its property in the process.
+// @unchecked Sendable: `title` is written by one thread only; the registrations under test read
+// nothing of it, which ThreadSanitizer checks.
+final class ArrivingItem: KeyValueObservable, TitledMedia, @unchecked Sendable {
+  let observationRegistry = ObservationRegistry()
+  @Observed var title = String(repeating: "title ", count: 8)
+}
+
+/// Properties around an `@Observed` one, so that a registration that writes anything but the
+/// property's own record would show in them.
+final class LabeledCounter: KeyValueObservable, @unchecked Sendable {  // one thread per test
+  let observationRegistry = ObservationRegistry()
+  var before: UInt8 = 7
+  @Observed var count = 1
+  var after: UInt32 = 9
+  @Observed var label = "a"
 }

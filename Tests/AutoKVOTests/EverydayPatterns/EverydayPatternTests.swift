@@ -488,11 +488,11 @@ struct RegisteringWhileWritingTests {
   func registeringWhileAnotherThreadWrites() {
     let item = StreamedItem()
     let watcher = Watcher()
-    // The first registration of a property on an object evaluates its key path, a read of the
-    // property: made before the writer starts, as the documentation says.
+    // The first registration on a property of a class, in the process, may evaluate its key path,
+    // a read of the property: made before the writer starts, as the documentation says.
     watcher.autoObserve(item, keyPath: \.title) { _, _, _ in }.cancel()
     let control = WriterControl()
-    startReplacingTitle(of: item, until: control)
+    startReplacingTitles(of: [item], until: control)
     for _ in 0..<Self.registrations {
       watcher.autoObserve(item, keyPath: \.title, options: [.new]) { _, _, _ in }.cancel()
     }
@@ -500,6 +500,27 @@ struct RegisteringWhileWritingTests {
     #expect(watcher.observationRegistry.observingCount == 0)
     #expect(item.observationRegistry.observerCount == 0)
     withExtendedLifetime(watcher) {}
+  }
+
+  @Test(
+    "Registering on 2,000 new objects of a class registered on before reads nothing of them while another thread replaces their Strings"
+  )
+  func registeringOnNewObjectsWhileAnotherThreadWrites() {
+    let watcher = Watcher()
+    let first = ArrivingItem()
+    watcher.autoObserve(first, keyPath: \.title) { _, _, _ in }.cancel()
+    let items = (0..<2_000).map { _ in ArrivingItem() }
+    let control = WriterControl()
+    startReplacingTitles(of: items, until: control)
+    for item in items {
+      // The first registration on each object, then one on a property it has a record of.
+      watcher.autoObserve(item, keyPath: \.title, options: [.new]) { _, _, _ in }.cancel()
+      watcher.autoObserve(item, keyPath: \.title, options: [.old, .new]) { _, _, _ in }.cancel()
+    }
+    control.stop()
+    #expect(watcher.observationRegistry.observingCount == 0)
+    #expect(items.allSatisfy { $0.observationRegistry.observerCount == 0 })
+    withExtendedLifetime((watcher, first)) {}
   }
 
   @Test(
@@ -514,7 +535,7 @@ struct RegisteringWhileWritingTests {
       if change.oldValue != nil, change.newValue != nil { standingChanges.increment() }
     }
     let control = WriterControl()
-    startReplacingTitle(of: item, until: control)
+    startReplacingTitles(of: [item], until: control)
     for _ in 0..<Self.registrations {
       watcher.autoObserve(item, keyPath: \.title, options: [.new]) { _, _, _ in }.cancel()
     }
@@ -575,5 +596,37 @@ struct LaterRegistrationTests {
     shape.size = 50
     #expect(first.log == ["setting 10->50"])
     #expect(second.log == ["setting 10->50"])
+  }
+}
+
+@Suite("Everyday patterns: registering on a new object of a class registered on before")
+struct NewObjectRegistrationTests {
+  @Test(
+    "A registration on a new object of a class registered on before receives its sets, and leaves its other properties as they were"
+  )
+  func newObjectOfKnownClass() {
+    let watcher = Watcher()
+    let known = LabeledCounter()
+    watcher.autoObserve(known, keyPath: \.count) { _, _, _ in }.cancel()
+    watcher.autoObserve(known, keyPath: \.label) { _, _, _ in }.cancel()
+    for round in 1...3 {
+      let counter = LabeledCounter()
+      watcher.autoObserve(counter, keyPath: \.label, options: [.old, .new]) { w, _, change in
+        w.record("\(round) label " + describe(change))
+      }
+      watcher.autoObserve(counter, keyPath: \.count, options: [.old, .new]) { w, _, change in
+        w.record("\(round) count " + describe(change))
+      }
+      counter.count = 2
+      counter.label = "b"
+      #expect(counter.before == 7)
+      #expect(counter.after == 9)
+      #expect(counter.observationRegistry.observerCount == 2)
+    }
+    #expect(
+      watcher.log == [
+        "1 count setting 1->2", "1 label setting a->b", "2 count setting 1->2",
+        "2 label setting a->b", "3 count setting 1->2", "3 label setting a->b",
+      ])
   }
 }
