@@ -38,6 +38,54 @@ public enum AutoKVOSystem {
     return (model, observers)
   }
 
+  /// An observer that observes `count` models, which the caller keeps alive.
+  public static func observer(observing count: Int) -> (Observer, [Model]) {
+    let observer = Observer()
+    let models = (0..<count).map { _ in Model() }
+    for model in models { observe(model, by: observer) }
+    return (observer, models)
+  }
+
+  @inline(never)
+  public static func stopObserving(_ model: Model, by observer: Observer) {
+    observer.stopObserving(model)
+  }
+
+  /// One more registration and its end, by an observer that already observes `others` models:
+  /// what a registration's end costs among many of the same observer (`cancel()`,
+  /// `stopObserving(_:)`, the model's deallocation), which must not grow with `others`.
+  /// `label` spells `others` in the workloads' identifiers, whatever the locale.
+  static func workloadsAmongOtherRegistrations(_ others: Int, label: String) -> [Workload] {
+    let among = "among \(label) registrations"
+    func body(_ operation: @escaping (Observer) -> Void) -> Workload.Body {
+      .repeated {
+        let (observer, models) = observer(observing: others)
+        return { n in
+          withExtendedLifetime(models) { for _ in 0..<n { operation(observer) } }
+        }
+      }
+    }
+    return [
+      Workload(
+        .registrationAndTeardown, .autoKVO, variant: "cancel(), \(among)",
+        body: body { observer in
+          let model = Model()
+          observe(model, by: observer).cancel()
+          withExtendedLifetime(model) {}
+        }),
+      Workload(
+        .registrationAndTeardown, .autoKVO, variant: "stopObserving(object), \(among)",
+        body: body { observer in
+          let model = Model()
+          observe(model, by: observer)
+          stopObserving(model, by: observer)
+        }),
+      Workload(
+        .registrationAndTeardown, .autoKVO, variant: "object deallocated, \(among)",
+        body: body { observer in observe(Model(), by: observer) }),
+    ]
+  }
+
   static func workloads(deallocatedObservers: Int) -> [Workload] {
     func settingModel(observedBy count: Int) -> Workload.Body {
       .repeated {
@@ -93,7 +141,8 @@ public enum AutoKVOSystem {
           let state = Released(model)
           return { withExtendedLifetime(observers) { state.release() } }
         }),
-    ]
+    ] + workloadsAmongOtherRegistrations(10, label: "10")
+      + workloadsAmongOtherRegistrations(10_000, label: "10,000")
   }
 
   static var registrationProbe: RegistrationProbe {

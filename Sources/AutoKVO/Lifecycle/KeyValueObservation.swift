@@ -133,12 +133,20 @@ public final class KeyValueObservation: @unchecked Sendable {  // mutable state 
     lock.withLock(body)
   }
 
-  /// Whether this registration is active and observes `keyPath` (any key path when `nil`) of the
-  /// object that owns `registry`. Identity of a live registry, never of a possibly freed object.
-  func isActive(observing registry: ObservationRegistry, keyPath: AnyKeyPath?) -> Bool {
+  /// Whether this registration is active, made by the object that owns `observerRegistry`, and
+  /// observes `keyPath` (any key path when `nil`) of the object that owns `registry`. Identities
+  /// of live registries, never of a possibly freed object.
+  func isActive(
+    observing registry: ObservationRegistry,
+    by observerRegistry: ObservationRegistry,
+    keyPath: AnyKeyPath?
+  ) -> Bool {
     let reference = registry.reference
+    let observerReference = observerRegistry.reference
     return lock.withLock {
-      guard lifecycle.isActive, observedRegistry == reference else { return false }
+      guard lifecycle.isActive, observedRegistry == reference,
+        self.observerRegistry == observerReference
+      else { return false }
       guard let keyPath else { return true }
       return reference.primaryKeyPath(ofObservedSideOf: self)?.matches(keyPath) ?? false
     }

@@ -69,7 +69,7 @@ public final class ObservationRegistry: @unchecked Sendable {  // `state` is gua
     // storage is valid for any other thread that saw the registration still active.
     // Moved out by swapping, which copies no list and so retains and releases nothing.
     var incoming = IncomingSentinels()
-    var outgoing = InlineFirstArray<ObserverSentinel>()
+    var outgoing = OutgoingSentinels()
     withState { state in
       swap(&incoming, &state.incoming)
       swap(&outgoing, &state.outgoing)
@@ -80,7 +80,7 @@ public final class ObservationRegistry: @unchecked Sendable {  // `state` is gua
     incoming.forEachSentinel { sentinel in
       sentinel.observedObjectIsDeallocating()
     }
-    for sentinel in outgoing {
+    outgoing.forEachSentinel { sentinel in
       sentinel.observation.end(.observerDeallocated)
     }
     // Nothing can read the slot any more: the object is gone. An acquire load all the same, which
@@ -171,7 +171,13 @@ public final class ObservationRegistry: @unchecked Sendable {  // `state` is gua
 
   /// The live registrations this registry's object made as an observer, in registration order.
   var outgoingObservations: [KeyValueObservation] {
-    withState { $0.outgoing.map(\.observation) }
+    withState { $0.outgoing.observations }
+  }
+
+  /// The live registrations observing this registry's object, chain links included, in
+  /// registration order.
+  var incomingObservations: [KeyValueObservation] {
+    withState { $0.incoming.observations }
   }
 
   /// Runs `body` on the registry's state under its lock. `body` must not call user code.

@@ -7,7 +7,7 @@ struct RegistryState {
   /// Sentinels of registrations observing this object, in registration order.
   var incoming = IncomingSentinels()
   /// Sentinels of registrations this object made as an observer.
-  var outgoing = InlineFirstArray<ObserverSentinel>()
+  var outgoing = OutgoingSentinels()
   /// Manual `willChangeValue(for:)` calls awaiting their `didChangeValue(for:)`.
   var pendingChanges: [PendingChange] = []
   /// The ``ObservedProperty`` of each of the object's `@Observed` properties that a registration

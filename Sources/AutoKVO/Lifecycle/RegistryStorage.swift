@@ -120,7 +120,7 @@ struct RegistryReference: @unchecked Sendable, Equatable {  // the storage is gu
         guard let leaving = state.incoming.sentinel(of: observation) else { return nil }
         state.properties.updateEach { $0.registrationsChanged(leaving) }
       }
-      let removed = state.incoming.remove(observedSideOf: observation)
+      let removed = state.incoming.remove(sentinelOf: observation)
       if state.incoming.isEmpty { autokvo_observed_flag_store_locked(observedFlag, 0) }
       return removed
     }
@@ -130,7 +130,7 @@ struct RegistryReference: @unchecked Sendable, Equatable {  // the storage is gu
   /// ``detachObservedSide(of:)``.
   func detachObserverSide(of observation: KeyValueObservation) -> ObserverSentinel? {
     withState { state in
-      state.outgoing.removeFirst(where: { $0.observation === observation })
+      state.outgoing.remove(sentinelOf: observation)
     }
   }
 

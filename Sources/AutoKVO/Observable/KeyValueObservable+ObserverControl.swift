@@ -44,10 +44,16 @@ extension KeyValueObservable {
   }
 
   private func stopObserving(_ registry: ObservationRegistry, keyPath: AnyKeyPath?) -> Int {
-    // Matched by the identity of the observed object's live registry (held strongly here by the
-    // caller's `object`), never by an address that could belong to a deallocated object.
-    let matching = observationRegistry.outgoingObservations.filter {
-      $0.isActive(observing: registry, keyPath: keyPath)
+    // Searched from the shorter side, this observer's registrations or the object's, so that it
+    // costs the same whatever the number of the other side's. Matched by the identities of both
+    // live registries (the caller holds both objects), never by an address that could belong to a
+    // deallocated object.
+    let observerRegistry = observationRegistry
+    let candidates =
+      observerRegistry.observingCount <= registry.observerCount
+      ? observerRegistry.outgoingObservations : registry.incomingObservations
+    let matching = candidates.filter {
+      $0.isActive(observing: registry, by: observerRegistry, keyPath: keyPath)
     }
     for observation in matching {
       observation.cancel()
