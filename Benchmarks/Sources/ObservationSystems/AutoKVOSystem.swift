@@ -9,6 +9,14 @@ public enum AutoKVOSystem {
     public init() {}
   }
 
+  /// Reaches a model through an `@Observed` property: the root of a two-hop chain.
+  public final class Holder: KeyValueObservable {
+    public let observationRegistry = ObservationRegistry()
+    @Observed public var model = Model()
+
+    public init() {}
+  }
+
   public final class Observer: KeyValueObservable {
     public let observationRegistry = ObservationRegistry()
     public var total = 0
@@ -99,6 +107,18 @@ public enum AutoKVOSystem {
       Workload(.setWithoutObserver, .autoKVO, body: settingModel(observedBy: 0)),
       Workload(.setWithOneObserver, .autoKVO, body: settingModel(observedBy: 1)),
       Workload(.setWithTenObservers, .autoKVO, body: settingModel(observedBy: 10)),
+      Workload(
+        .setWithOneObserver, .autoKVO, variant: "through a two-hop chain",
+        body: .repeated {
+          let holder = Holder()
+          let observer = Observer()
+          observer.autoObserve(holder, keyPath: \.model.value, options: [.old, .new]) {
+            observer, _, change in observer.total &+= change.oldValue! &+ change.newValue!
+          }
+          return { n in
+            withExtendedLifetime(observer) { for i in 0..<n { setValue(i, on: holder.model) } }
+          }
+        }),
       Workload(
         .getOfObservedProperty, .autoKVO,
         body: .repeated {

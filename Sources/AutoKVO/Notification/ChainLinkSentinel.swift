@@ -82,7 +82,7 @@ enum ChainLinks {
 /// the intermediate object's registry ends it when that object is deallocated, and the owner then
 /// evaluates its key path again. It has no observer side.
 final class ChainLinkSentinel: ObservedSentinel, ChainLink,
-  @unchecked Sendable  // immutable after init; weak references load atomically
+  @unchecked Sendable  // immutable but a flag its lifecycle lock guards; weak loads are atomic
 {
   let observation: KeyValueObservation
 
@@ -103,8 +103,10 @@ final class ChainLinkSentinel: ObservedSentinel, ChainLink,
   private let linkedKeyPaths: [AnyKeyPath]
 
   /// Whether a stored property that is not `@Observed` holds `target` strongly on the path
-  /// (``Dependencies/findPlainStoredHops(root:accesses:)``).
-  private let isHeldByPlainStoredProperty: Bool
+  /// (``Dependencies/findPlainStoredHops(root:)``): known when the link is attached, or, for a link
+  /// attached after a change, marked right after (``markHeldByPlainStoredProperty()``). Guarded by
+  /// the link's lifecycle lock (`observation.withLock`).
+  private var isHeldByPlainStoredProperty: Bool
 
   private init(
     target: any KeyValueObservable,
@@ -163,13 +165,18 @@ final class ChainLinkSentinel: ObservedSentinel, ChainLink,
     owner?.linkedObjectDidChange(token: token)
   }
 
+  /// Records that a stored property that is not `@Observed` holds the target strongly.
+  func markHeldByPlainStoredProperty() {
+    observation.withLock { isHeldByPlainStoredProperty = true }
+  }
+
   func observedObjectIsDeallocating() {
     observation.end(.observedDeallocated)
     // A target a plain stored property held strongly dies when that property is replaced, inside
     // the write to it: reading the path again here would access the property during its own write,
     // a fatal exclusivity violation. Its replacement is not seen, as registration's diagnostic
     // said; the path is read again at its next change that is seen.
-    guard !isHeldByPlainStoredProperty else { return }
+    guard !observation.withLock({ isHeldByPlainStoredProperty }) else { return }
     owner?.linkedObjectIsDeallocating()
   }
 }

@@ -9,10 +9,14 @@ extension Dependencies {
   /// property that is not `@Observed` of an object on the path: the root, another link's object, or
   /// an object one of the recorded `@Observed` reads returned.
   ///
-  /// `accesses` are the reads the evaluation recorded. The objects they returned are read again
+  /// The objects the evaluation's recorded reads (``evaluationAccesses``) returned are read again
   /// (`@Observed` getters, with no user code), so that a hop after an `@Observed` one
-  /// (`\.player.item.title`, `item` plain) is found in the object the first one returned.
-  mutating func findPlainStoredHops(root: AnyObject, accesses: [DependencyRecorder.Access]) {
+  /// (`\.player.item.title`, `item` plain) is found in the object the first one returned. Asked at
+  /// registration, and after a change only when the chain reaches an object it does not link yet:
+  /// a link keeps what was found for it.
+  mutating func findPlainStoredHops(root: AnyObject) {
+    plainStoredHopsAreFound = true
+    let accesses = evaluationAccesses
     var holders: [AnyObject] = [root] + links.map { $0.object as AnyObject }
     // The objects `@Observed` properties hold on the path: a hop through one of those is seen.
     var observedHops: [(holder: AnyObject, object: AnyObject)] = []
@@ -24,10 +28,15 @@ extension Dependencies {
       if !holders.contains(where: { $0 === object }) { holders.append(object) }
     }
     markPlainStoredHops(among: holders, except: observedHops)
-    guard links.contains(where: { $0.plainStoredHop == nil }) else { return }
-    // A link none of those objects holds may be held by an object reached through plain stored
-    // properties only (`\.settings.theme.color`, `settings` and `theme` plain): such objects are
-    // found by following the stored properties of the objects already known.
+    // A link that an `@Observed` read returned is reached through that read. Any other that none
+    // of those objects holds may be held by an object reached through plain stored properties only
+    // (`\.settings.theme.color`, `settings` and `theme` plain): such objects are found by following
+    // the stored properties of the objects already known. Asked only then: a chain of `@Observed`
+    // hops, evaluated again after each of its changes, does not walk the objects it reaches.
+    let unexplained = links.contains { link in
+      link.plainStoredHop == nil && !observedHops.contains { $0.object === link.object }
+    }
+    guard unexplained else { return }
     markPlainStoredHops(
       among: Self.objects(reachableFrom: holders, levels: 4), except: observedHops)
   }

@@ -16,13 +16,19 @@ struct Dependencies {
   /// object's class, which that class may override with a computed property: the key path then
   /// reads what the override returns, not what the setter stores, so it is read around each set.
   var mayReadThroughOverride = false
+  /// The reads the evaluation recorded, kept when there are links, for
+  /// ``findPlainStoredHops(root:)``, which a rediscovery asks only when it attaches a link.
+  var evaluationAccesses: [DependencyRecorder.Access] = []
+  /// Whether ``findPlainStoredHops(root:)`` ran: the links' ``LinkTarget/plainStoredHop`` are
+  /// known.
+  var plainStoredHopsAreFound = false
 
   struct LinkTarget {
     let object: any KeyValueObservable
     var keyPaths: [AnyKeyPath]
     /// The stored property that is not `@Observed` through which the path reaches `object`, and
     /// that holds it strongly, as `Type.property`; `nil` when there is none
-    /// (``findPlainStoredHops(root:accesses:)``).
+    /// (``findPlainStoredHops(root:)``).
     var plainStoredHop: String? = nil
 
     var chainLinkTarget: ChainLinkTarget {
@@ -119,7 +125,7 @@ struct Dependencies {
       dependencies.add(access, root: root)
     }
     if !dependencies.links.isEmpty {
-      dependencies.findPlainStoredHops(root: root, accesses: firstAccesses)
+      dependencies.evaluationAccesses = firstAccesses
     }
     return dependencies
   }

@@ -38,7 +38,7 @@ extension HandlerSentinel {
     root.observationRegistry.updateTriggers(of: self) { coldState.extraTriggers = triggers }
 
     // Under the lifecycle lock; see `ChainLinks.replace` for what is ended and released after it.
-    let (retired, _, targetsLoadedUnderLock) = observation.withLock {
+    let (retired, attached, targetsLoadedUnderLock) = observation.withLock {
       ChainLinks.replace(&coldState.links, with: dependencies.links.map(\.chainLinkTarget)) {
         target in
         guard case .properties(let keyPaths) = target.key,
@@ -52,6 +52,27 @@ extension HandlerSentinel {
     withExtendedLifetime(targetsLoadedUnderLock) {}
     for link in retired {
       link.observation.end(.cancelled)
+    }
+    if !attached.isEmpty, !dependencies.plainStoredHopsAreFound {
+      markPlainStoredHops(of: attached, with: dependencies, root: root)
+    }
+  }
+
+  /// Searches the objects of links attached after a change for plain stored hops
+  /// (``Dependencies/findPlainStoredHops(root:)``), and marks the links so held. Only then: a link
+  /// keeps what was found for it, so a change that reaches no new object searches nothing.
+  private func markPlainStoredHops(
+    of attached: [any ChainLink],
+    with dependencies: Dependencies,
+    root: Object
+  ) {
+    var dependencies = dependencies
+    dependencies.findPlainStoredHops(root: root)
+    for case let link as ChainLinkSentinel in attached {
+      guard let target = link.currentTarget else { continue }
+      if dependencies.links.contains(where: { $0.object === target && $0.plainStoredHop != nil }) {
+        link.markHeldByPlainStoredProperty()
+      }
     }
   }
 }

@@ -27,9 +27,12 @@ extension HandlerSentinel {
     recordedKeyPath: AnyKeyPath?,
     site: RegistrationSite?
   ) -> KeyValueObservation {
-    let dependencies = Dependencies.discover(
+    var dependencies = Dependencies.discover(
       root: object, keyPath: keyPath, value: currentValue, accesses: accesses,
       recordedKeyPath: recordedKeyPath)
+    if !dependencies.links.isEmpty {
+      dependencies.findPlainStoredHops(root: object)
+    }
     if currentValue == nil, dependencies.needsRediscovery {
       // Declared dependencies: the key path is evaluated again after each change, starting from
       // the value it has now.
@@ -84,7 +87,7 @@ extension HandlerSentinel {
   }
 
   /// Reports a chain that reaches `target` through `hop`, a stored property that is not
-  /// `@Observed` (``Dependencies/findPlainStoredHops(root:accesses:)``).
+  /// `@Observed` (``Dependencies/findPlainStoredHops(root:)``).
   private static func reportPlainStoredHop(
     _ hop: String,
     to target: AnyObject,

@@ -439,6 +439,11 @@ struct PlainStoredHopTests {
     player.manager.current.title = "renamed"
     #expect(tracker.liveCount == 1)
     #expect(watcher.log == ["setting unseen->other", "setting other->renamed"])
+    // The item the path reached after that change is held by the plain hop too: replacing it
+    // neither crashes nor is seen.
+    player.manager.current = MediaItem("last", tracker: tracker)
+    #expect(tracker.liveCount == 1)
+    #expect(watcher.log == ["setting unseen->other", "setting other->renamed"])
   }
 
   @Test("A chain through @Observed and weak intermediates names no plain hop")
