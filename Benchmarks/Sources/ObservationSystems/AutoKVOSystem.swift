@@ -42,7 +42,9 @@ public enum AutoKVOSystem {
 
   /// Sets the value of the holder's leaf, through a two-hop chain.
   @inline(never)
-  public static func setValue(_ value: Double, onLeafOf holder: Holder) { holder.leaf.value = value }
+  public static func setValue(_ value: Double, onLeafOf holder: Holder) {
+    holder.leaf.value = value
+  }
 
   @inline(never)
   @discardableResult
