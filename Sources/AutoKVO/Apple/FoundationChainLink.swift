@@ -11,7 +11,7 @@ import _AutoKVOShims
 /// object: a hop is never removed from another object's deallocation.
 // @unchecked Sendable: `pendingTokens` is guarded by its lock; the rest is immutable after init,
 // and weak references load atomically.
-final class FoundationChainLink: ObservedSentinel, ChainLink, @unchecked Sendable {
+final class FoundationChainLink: ExternallyNotifiedSentinel, ChainLink, @unchecked Sendable {
   let observation = KeyValueObservation()
 
   /// Weak, for the reasons ``ChainLinkSentinel``'s target is.
@@ -63,8 +63,7 @@ final class FoundationChainLink: ObservedSentinel, ChainLink, @unchecked Sendabl
   ) -> FoundationChainLink {
     let link = FoundationChainLink(target: object, key: key, owner: owner, platform: platform)
     let registry = platform.registry(of: object)
-    link.observation.attachUnpublished(observedRegistry: registry, observerRegistry: nil)
-    registry.attach(link)
+    link.observation.attach(link, to: registry, observerRegistry: nil)
     return link
   }
 
@@ -84,14 +83,6 @@ final class FoundationChainLink: ObservedSentinel, ChainLink, @unchecked Sendabl
   }
 
   // No change the engine posts concerns a Foundation link: its changes come from the platform.
-  var primaryKeyPath: AnyKeyPath? { nil }
-
-  func isTriggered(by keyPath: AnyKeyPath) -> Bool { false }
-
-  func willChange(of object: AnyObject, _ change: ChangeDescriptor) -> Any? { nil }
-
-  func didChange(of object: AnyObject, _ change: ChangeDescriptor, token: Any?) {}
-
   func observedObjectIsDeallocating() {
     observation.end(.observedDeallocated)
     owner?.linkedObjectIsDeallocating()

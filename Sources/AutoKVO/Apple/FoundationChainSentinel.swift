@@ -17,7 +17,8 @@
 /// is then absent.
 // @unchecked Sendable: `links` is guarded by `observation`'s lock and the rest is immutable; the
 // handler runs where `delivery` says.
-final class FoundationChainSentinel<Observer: AnyObject, Root: AnyObject, Value>: ObservedSentinel,
+final class FoundationChainSentinel<Observer: AnyObject, Root: AnyObject, Value>:
+  ExternallyNotifiedSentinel,
   ChainLinkOwner, @unchecked Sendable
 {
   let observation = KeyValueObservation()
@@ -109,12 +110,7 @@ final class FoundationChainSentinel<Observer: AnyObject, Root: AnyObject, Value>
       observer: observer, root: root, head: head, keys: keys, options: options,
       delivery: delivery, platform: platform, evaluate: evaluate, handler: handler)
     let observation = sentinel.observation
-    // As in `HandlerSentinel.register`: both sides are alive for the whole call, and the
-    // registration knows both registries before either holds a sentinel.
-    observation.attachUnpublished(
-      observedRegistry: rootRegistry, observerRegistry: observerRegistry)
-    rootRegistry.attach(sentinel)
-    observerRegistry.attach(ObserverSentinel(observation: observation))
+    observation.attach(sentinel, to: rootRegistry, observerRegistry: observerRegistry)
     sentinel.replaceLinks(root: root, headRead: headRead)
     if !delivery.isSynchronous, options.contains(.old) || options.contains(.prior) {
       let value = evaluate(root)
@@ -157,14 +153,6 @@ final class FoundationChainSentinel<Observer: AnyObject, Root: AnyObject, Value>
   }
 
   // MARK: ObservedSentinel: no change the engine posts concerns it.
-
-  var primaryKeyPath: AnyKeyPath? { nil }
-
-  func isTriggered(by keyPath: AnyKeyPath) -> Bool { false }
-
-  func willChange(of object: AnyObject, _ change: ChangeDescriptor) -> Any? { nil }
-
-  func didChange(of object: AnyObject, _ change: ChangeDescriptor, token: Any?) {}
 
   // MARK: ChainLinkOwner
 

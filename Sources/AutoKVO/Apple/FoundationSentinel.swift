@@ -16,7 +16,7 @@
 /// scheduled on a queue captures only `deliverNow`: it may run after the sentinel is gone, which
 /// only weak references outlive, so this sentinel does not use a ``DeliveryGate``.
 // @unchecked Sendable: immutable; the handler runs where `delivery` says.
-final class FoundationSentinel<Payload>: ObservedSentinel, @unchecked Sendable {
+final class FoundationSentinel<Payload>: ExternallyNotifiedSentinel, @unchecked Sendable {
   let observation: KeyValueObservation
 
   /// Where the handler runs (see `HandlerDelivery`).
@@ -42,15 +42,6 @@ final class FoundationSentinel<Payload>: ObservedSentinel, @unchecked Sendable {
     // Released always outside every AutoKVO lock (see KeyValueObservation.end).
     detach()
   }
-
-  var primaryKeyPath: AnyKeyPath? { nil }
-
-  func isTriggered(by keyPath: AnyKeyPath) -> Bool { false }
-
-  // Never called: no change the engine posts triggers this sentinel.
-  func willChange(of object: AnyObject, _ change: ChangeDescriptor) -> Any? { nil }
-
-  func didChange(of object: AnyObject, _ change: ChangeDescriptor, token: Any?) {}
 
   /// Delivers one notification to the observer, unless the registration has ended or either side
   /// has begun deallocating.
@@ -103,13 +94,7 @@ final class FoundationSentinel<Payload>: ObservedSentinel, @unchecked Sendable {
         if let object { detachFromLiveObject(object) }
       }
     )
-    // As in `HandlerSentinel.register`: both sides are alive for the whole call, and the
-    // registration knows both registries before either holds a sentinel, so it is never ended
-    // half-built.
-    observation.attachUnpublished(
-      observedRegistry: objectRegistry, observerRegistry: observerRegistry)
-    objectRegistry.attach(observedSentinel)
-    observerRegistry.attach(ObserverSentinel(observation: observation))
+    observation.attach(observedSentinel, to: objectRegistry, observerRegistry: observerRegistry)
     return observedSentinel
   }
 }

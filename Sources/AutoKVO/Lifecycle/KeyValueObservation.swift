@@ -117,14 +117,23 @@ public final class KeyValueObservation: @unchecked Sendable {  // mutable state 
     }
   }
 
-  /// Records the registries that will hold the registration's sentinels. Called once, before
-  /// either sentinel is attached: attaching takes the registry's lock, which publishes these
-  /// stores to every other thread.
-  func attachUnpublished(
-    observedRegistry: ObservationRegistry, observerRegistry: ObservationRegistry?
+  /// Attaches this new registration's sentinels: `sentinel`, its observed side, to
+  /// `observedRegistry`, and an ``ObserverSentinel`` to `observerRegistry` (none for a chain link,
+  /// which has no observer side). What every kind of registration does to begin, once.
+  ///
+  /// Both objects are alive for the whole call (the caller holds them), so both registries are
+  /// too. The registration records both registries before either holds a sentinel, so it can never
+  /// be ended half-built; attaching takes each registry's lock, which publishes those records to
+  /// every other thread.
+  func attach(
+    _ sentinel: any ObservedSentinel,
+    to observedRegistry: ObservationRegistry,
+    observerRegistry: ObservationRegistry?
   ) {
     self.observedRegistry = observedRegistry.reference
     self.observerRegistry = observerRegistry?.reference
+    observedRegistry.attach(sentinel)
+    observerRegistry?.attach(ObserverSentinel(observation: self))
   }
 
   /// Runs `body` under this registration's lifecycle lock. `body` may take registry locks, but

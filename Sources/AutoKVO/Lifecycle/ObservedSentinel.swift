@@ -91,3 +91,23 @@ extension ObservedSentinel {
 
   func wasDetached() {}
 }
+
+/// An observed-side sentinel whose changes come from outside AutoKVO's engine: Swift's Observation
+/// (`ModelSentinel`) or Foundation's key-value observing (`FoundationSentinel`,
+/// `FoundationChainSentinel`, `FoundationChainLink`). No change the engine posts concerns it, so
+/// the requirements about those changes are no-ops, supplied here once.
+protocol ExternallyNotifiedSentinel: ObservedSentinel {}
+
+extension ExternallyNotifiedSentinel {
+  var primaryKeyPath: AnyKeyPath? { nil }
+
+  func isTriggered(by keyPath: AnyKeyPath) -> Bool { false }
+
+  /// Never called: no change the engine posts triggers the sentinel.
+  func willChange(of object: AnyObject, _ change: ChangeDescriptor) -> Any? { nil }
+
+  /// Never called, as ``willChange(of:_:)``.
+  func didChange(of object: AnyObject, _ change: ChangeDescriptor, token: Any?) {}
+
+  var needsNoticeBeforeSet: Bool { false }
+}

@@ -132,8 +132,7 @@ final class ChainLinkSentinel: ObservedSentinel, ChainLink,
     let link = ChainLinkSentinel(
       target: target, keyPaths: keyPaths,
       isHeldByPlainStoredProperty: isHeldByPlainStoredProperty, owner: owner)
-    link.observation.attachUnpublished(observedRegistry: registry, observerRegistry: nil)
-    registry.attach(link)
+    link.observation.attach(link, to: registry, observerRegistry: nil)
     return link
   }
 

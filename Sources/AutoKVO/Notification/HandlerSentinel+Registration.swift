@@ -46,17 +46,13 @@ extension HandlerSentinel {
     if dependencies.isEmpty && type(of: object).automaticallyNotifiesObservers(for: keyPath) {
       // A key path that reads no @Observed property is computed (or a plain stored property):
       // when it cannot be named, the registration is told by its types and value type.
-      let named = PropertyNames.name(of: keyPath, on: object).map { "keyPath: \($0)" }
-      ObservationDiagnostics.report(
-        .keyPathNeverNotifies,
-        "autoObserve(_:\(named ?? "keyPath:")) of \(type(of: object)) by \(Observer.self)"
-          + site.diagnosticSuffix
-          + (named == nil ? ", a key path to a \(Value.self) AutoKVO cannot name," : "")
-          + " reads no @Observed property and declares no keyPathsForValuesAffecting(_:); it will "
-          + "only notify through willChangeValue(for:)/didChangeValue(for:). Mark what it reads "
-          + "@Observed, or return false from automaticallyNotifiesObservers(for:) for it if you "
-          + "notify it by hand."
-      )
+      ObservationDiagnostics.reportKeyPathNeverNotifies(
+        keyPath: keyPath, of: object, objectType: type(of: object), by: Observer.self,
+        valueType: Value.self, site: site,
+        reason: "reads no @Observed property and declares no keyPathsForValuesAffecting(_:); it "
+          + "will only notify through willChangeValue(for:)/didChangeValue(for:). Mark what it "
+          + "reads @Observed, or return false from automaticallyNotifiesObservers(for:) for it if "
+          + "you notify it by hand.")
     }
     for link in dependencies.links {
       if let hop = link.plainStoredHop {
@@ -70,13 +66,7 @@ extension HandlerSentinel {
       dependencies: dependencies, delivery: delivery, currentValue: currentValue,
       handler: handler)
     let observation = sentinel.observation
-    // Both objects are alive for the whole call (the caller holds them), so both registries are
-    // too; the registration knows both before either holds a sentinel, so it can never be ended
-    // half-built.
-    observation.attachUnpublished(
-      observedRegistry: objectRegistry, observerRegistry: observerRegistry)
-    objectRegistry.attach(sentinel)
-    observerRegistry.attach(ObserverSentinel(observation: observation))
+    observation.attach(sentinel, to: objectRegistry, observerRegistry: observerRegistry)
     if sentinel.rediscovers {
       sentinel.replaceLinks(with: dependencies, root: object)
     }

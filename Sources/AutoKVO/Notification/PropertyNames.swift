@@ -60,3 +60,28 @@ protocol ObservedStorage {
   /// The storage's ``ObservedPropertyIndex``; read under the registry's lock.
   var observedProperty: ObservedPropertyIndex { get }
 }
+
+extension ObservationDiagnostics {
+  /// Reports ``ObservationDiagnostic/Kind/keyPathNeverNotifies`` for a registration by
+  /// `observerType` of `keyPath` (to a `valueType`) of `object`: one message for every kind of
+  /// registration, which names the call, the types and the property, and then says, in `reason`,
+  /// what the key path reads and what AutoKVO did.
+  static func reportKeyPathNeverNotifies(
+    keyPath: AnyKeyPath,
+    of object: AnyObject,
+    objectType: Any.Type,
+    by observerType: Any.Type,
+    valueType: Any.Type,
+    site: RegistrationSite?,
+    reason: String
+  ) {
+    let named = PropertyNames.name(of: keyPath, on: object).map { "keyPath: \($0)" }
+    report(
+      .keyPathNeverNotifies,
+      "autoObserve(_:\(named ?? "keyPath:")) of \(objectType) by \(observerType)"
+        + site.diagnosticSuffix
+        + (named == nil ? ", a key path to a \(valueType) AutoKVO cannot name," : "")
+        + " " + reason
+    )
+  }
+}

@@ -21,7 +21,7 @@
   // @unchecked Sendable: `pending` and `tracking` are Sendable, and the rest is immutable; the
   // handler, which need not be Sendable, runs where `delivery` says, as every handler does.
   final class ModelSentinel<Observer: AnyObject, Object: AnyObject & Observation.Observable, Value>:
-    ModelChangeReceiver, ObservedSentinel, @unchecked Sendable
+    ModelChangeReceiver, ExternallyNotifiedSentinel, @unchecked Sendable
   {
     let observation = KeyValueObservation()
 
@@ -78,20 +78,6 @@
       }
     }
 
-    // MARK: ObservedSentinel
-
-    /// No change the engine posts concerns this sentinel: the model registry has no object of its
-    /// own, and the model's changes arrive through `tracking`.
-    var primaryKeyPath: AnyKeyPath? { nil }
-
-    func isTriggered(by keyPath: AnyKeyPath) -> Bool { false }
-
-    func willChange(of object: AnyObject, _ change: ChangeDescriptor) -> Any? { nil }
-
-    func didChange(of object: AnyObject, _ change: ChangeDescriptor, token: Any?) {}
-
-    var needsNoticeBeforeSet: Bool { false }
-
     // MARK: Registration
 
     /// Registers `handler` for changes of the property of `model` that `access` reads, and returns
@@ -113,21 +99,14 @@
         observer: observer, model: model, property: property, options: options,
         delivery: delivery, handler: handler)
       let observation = sentinel.observation
-      observation.attachUnpublished(
-        observedRegistry: modelRegistry, observerRegistry: observerRegistry)
-      modelRegistry.attach(sentinel)
-      observerRegistry.attach(ObserverSentinel(observation: observation))
+      observation.attach(sentinel, to: modelRegistry, observerRegistry: observerRegistry)
       guard let currentValue = sentinel.install(on: model, modelRegistry: modelRegistry) else {
-        let named = PropertyNames.name(of: property.keyPath, on: model).map { "keyPath: \($0)" }
-        ObservationDiagnostics.report(
-          .keyPathNeverNotifies,
-          "autoObserve(_:\(named ?? "keyPath:")) of \(Object.self) by \(Observer.self)"
-            + site.diagnosticSuffix
-            + (named == nil ? ", a key path to a \(Value.self) AutoKVO cannot name," : "")
-            + " reads nothing Observation tracks (an @ObservationIgnored property, a let, or a "
+        ObservationDiagnostics.reportKeyPathNeverNotifies(
+          keyPath: property.keyPath, of: model, objectType: Object.self, by: Observer.self,
+          valueType: Value.self, site: site,
+          reason: "reads nothing Observation tracks (an @ObservationIgnored property, a let, or a "
             + "property of a class that is not @Observable), so it could never notify. Nothing "
-            + "is registered: the returned observation is already cancelled."
-        )
+            + "is registered: the returned observation is already cancelled.")
         observation.cancel()
         return observation
       }
