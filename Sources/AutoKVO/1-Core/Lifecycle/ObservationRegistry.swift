@@ -39,7 +39,7 @@ public final class ObservationRegistry: @unchecked Sendable {  // `state` is gua
   /// The address of the object through which Swift's Observation framework tracks this
   /// registry's object, retained, or 0: written once, by a compare-and-swap, by the first read of
   /// an `@Observed` property of a class that conforms to Observation's `Observable`; read without
-  /// the lock by every access of such a property. Released by `deinit`. Only the SwiftObservation
+  /// the lock by every access of such a property. Released by `deinit`. Only the TrackedByObservation
   /// layer knows what the object is; this layer only keeps it.
   @usableFromInline
   let swiftObservationSlot: UnsafeMutablePointer<Int>
