@@ -46,10 +46,8 @@ public final class ObservationRegistry: @unchecked Sendable {  // `state` is gua
 
   /// The address of the one object this registry serves, or 0 until it is claimed: by the first
   /// registration either side of which stores this registry, or by the first recorded read of an
-  /// `@Observed` property of the object (see ``serves(_:)``). Usable from inlinable code, which
-  /// asks ``isServingAnObject`` before a registration looks for a recorded property.
-  @usableFromInline
-  let ownerSlot: UnsafeMutablePointer<Int>
+  /// `@Observed` property of the object (see ``serves(_:)``).
+  private let ownerSlot: UnsafeMutablePointer<Int>
 
   /// Creates an empty registry.
   public init() {
@@ -110,7 +108,6 @@ public final class ObservationRegistry: @unchecked Sendable {  // `state` is gua
   }
 
   /// Whether an object has claimed this registry (``serves(_:)``): one relaxed load.
-  @inlinable
   var isServingAnObject: Bool {
     autokvo_registry_owner_load(ownerSlot) != 0
   }

@@ -107,23 +107,13 @@ extension Dependencies {
   }
 
   /// Whether the field `name` of `holder` is an `@Observed` property's storage: its first word
-  /// is the value's, so a reference it holds matches too. Asked of the mirror, under the
-  /// registry's property lock, which guards each storage's property index.
+  /// is the value's, so a reference it holds matches too. Asked of the mirror
+  /// (``PropertyNames/observedStorageLabel(in:where:)``).
   private static func isObservedStorage(named name: String, in holder: AnyObject) -> Bool {
     guard name.hasPrefix("_"), let observable = holder as? any KeyValueObservable else {
       return false
     }
-    return observable.observationRegistry.withPropertyLock {
-      var mirror: Mirror? = Mirror(reflecting: observable)
-      while let current = mirror {
-        if current.children.contains(where: { $0.label == name && $0.value is any ObservedStorage })
-        {
-          return true
-        }
-        mirror = current.superclassMirror
-      }
-      return false
-    }
+    return PropertyNames.observedStorageLabel(in: observable) { label, _ in label == name } != nil
   }
 
   /// The property a stored field belongs to: a `lazy var`'s storage carries a prefix.

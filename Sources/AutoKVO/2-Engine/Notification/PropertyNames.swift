@@ -36,16 +36,28 @@ enum PropertyNames {
     of property: ObservedPropertyIndex,
     in object: some KeyValueObservable
   ) -> String? {
+    observedStorageLabel(in: object) { $1.observedProperty == property }.map {
+      String($0.dropFirst())
+    }
+  }
+
+  /// The label of the first `@Observed` property storage of `object` (`_name`), in its class and
+  /// superclasses, for which `isWanted` holds; `nil` when none does. Under the registry's lock,
+  /// which guards each storage's property index; reflection runs no user code there, except for a
+  /// class that supplies its own mirror, which is therefore not searched.
+  static func observedStorageLabel(
+    in object: some KeyValueObservable,
+    where isWanted: (_ label: String, _ storage: any ObservedStorage) -> Bool
+  ) -> String? {
     guard !(object is any CustomReflectable) else { return nil }
-    let registry = object.observationRegistry
-    return registry.withPropertyLock {
+    return object.observationRegistry.withPropertyLock {
       var mirror: Mirror? = Mirror(reflecting: object)
       while let current = mirror {
         for child in current.children {
           if let label = child.label, label.hasPrefix("_"),
-            let storage = child.value as? any ObservedStorage, storage.observedProperty == property
+            let storage = child.value as? any ObservedStorage, isWanted(label, storage)
           {
-            return String(label.dropFirst())
+            return label
           }
         }
         mirror = current.superclassMirror
