@@ -4,7 +4,8 @@
 
   /// The observed-side sentinel of a registration on an `@Observable` model: a class that
   /// conforms to Observation's `Observable` and not to ``KeyValueObservable``, whose changes its
-  /// `ObservationRegistrar` reports (``ModelTracking``).
+  /// `ObservationRegistrar` reports, through its ``ModelChangeTracking`` (``ModelTracking`` but in
+  /// the tests).
   ///
   /// The model has no ``ObservationRegistry``, so each such registration has one of its own, its
   /// *model registry*, which owns this sentinel as any registry owns its object's sentinels, and
@@ -31,7 +32,7 @@
     let options: ObservationOptions
     let delivery: HandlerDelivery
     let handler: AdaptedHandler<Observer, Object>
-    let tracking: ModelTracking
+    let tracking: any ModelChangeTracking
 
     /// Whether Observation calls before each change: to read the old value, to send a prior
     /// call, or to tell a change that began before the registration (one made inside a prior
@@ -47,11 +48,12 @@
       property: ModelProperty<Object, Value>,
       options: ObservationOptions,
       delivery: HandlerDelivery,
-      handler: @escaping AdaptedHandler<Observer, Object>
+      handler: @escaping AdaptedHandler<Observer, Object>,
+      tracking: any ModelChangeTracking
     ) {
       gate = DeliveryGate(observer: copy observer, root: copy model)
       self.property = property
-      tracking = ModelTracking(keyPath: property.keyPath)
+      self.tracking = tracking
       self.options = options
       self.delivery = delivery
       self.handler = handler

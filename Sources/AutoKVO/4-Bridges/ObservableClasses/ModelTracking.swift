@@ -5,38 +5,22 @@
   @_spi(SwiftUI) import Observation
   import _AutoKVOShims
 
-  /// What a tracking's callbacks call: the registration's observed-side sentinel.
-  protocol ModelChangeReceiver: AnyObject, Sendable {
-    /// Before a change of what the tracking reads; `dependenciesAreFixed` as for
-    /// ``modelDidChange(dependenciesAreFixed:owner:)``. Returns whether the callbacks are still
-    /// wanted.
-    func modelWillChange(dependenciesAreFixed: Bool) -> Bool
-
-    /// After a change. `dependenciesAreFixed`: whether what a read of the key path accesses is
-    /// known never to change (see ``ModelTracking/install(reading:notifiesBeforeChange:owner:receiver:)``).
-    /// `owner` is what the callbacks keep alive, for a new installation. Returns whether the
-    /// callbacks are still wanted.
-    func modelDidChange(dependenciesAreFixed: Bool, owner: any AnyObject & Sendable) -> Bool
-  }
-
-  /// How one registration on an `@Observable` model learns of its changes: the only code that
-  /// knows Observation's tracking API, so that another mechanism (SE-0506's public one, on a
-  /// toolchain that has it) is another file with the same members.
+  /// A registration's ``ModelChangeTracking`` through Observation's own tracking: the only code
+  /// that knows Observation's tracking API.
   ///
-  /// ``install(reading:notifiesBeforeChange:owner:receiver:)`` evaluates a read with Observation
-  /// recording what it accesses, and installs callbacks that Observation makes on the mutating
-  /// thread before and after every change of any of it, until the tracking is cancelled or
-  /// replaced by the next installation. The callbacks call the receiver and keep it and the owner
-  /// alive: when a tracked object is deallocated, its registrar releases them, and the owner
-  /// learns of the model's death from its own release. The receiver, which owns the tracking, must
-  /// cancel it to be released (a cycle through Observation's registrars until then).
+  /// ``install(reading:of:notifiesBeforeChange:owner:receiver:)`` reads the key path with
+  /// Observation recording what it accesses, and installs callbacks that Observation makes on the
+  /// mutating thread before and after every change of any of it. When a tracked object is
+  /// deallocated, its registrar releases them, and the owner learns of the model's death from its
+  /// own release. The receiver, which owns the tracking, must cancel it to be released (a cycle
+  /// through Observation's registrars until then).
   ///
   /// The SPI returns no handle to cancel with, but passes one to every callback. So the read also
   /// accesses a private model made for the purpose, a ``HandleProbe``, which one mutation makes
   /// call back with the handle; the probe is then dropped, and with it its registrar's copy of the
   /// callbacks, so that only the user's objects hold them.
   // @unchecked Sendable: every stored variable is guarded by `lock`.
-  final class ModelTracking: @unchecked Sendable {
+  final class ModelTracking: ModelChangeTracking, @unchecked Sendable {
     private let lock = Lock()
     /// The installed tracking, the one ``cancel()`` ends; `nil` before the first installation,
     /// and once cancelled.
@@ -52,7 +36,7 @@
     private var probedHandle: ObservationTracking?
     private var isCancelled = false
     /// Whether changes never need a new installation (see
-    /// ``install(reading:notifiesBeforeChange:owner:receiver:)``).
+    /// ``install(reading:of:notifiesBeforeChange:owner:receiver:)``).
     private var fixedDependencies = false
 
     /// The key path registered: a change reported under it shows that it is a tracked property
@@ -78,25 +62,20 @@
       case deliver(dependenciesAreFixed: Bool)
     }
 
-    /// Evaluates `read` with Observation recording what it accesses, and installs the callbacks
-    /// for all of it, replacing (and cancelling) the previous installation. With
-    /// `notifiesBeforeChange` false, Observation makes no call before a change, which halves its
-    /// own cost. The callbacks call `receiver`, and keep it and `owner` alive.
+    /// Reads `keyPath` of `model` with Observation recording what it accesses, and installs the
+    /// callbacks for all of it (see ``ModelChangeTracking``). With `notifiesBeforeChange` false,
+    /// Observation makes no call before a change, which halves its own cost.
     ///
-    /// The receiver is told whether what a read of the key path accesses is known never to
-    /// change: once a change is reported under the registered key path itself, it is a tracked
-    /// property of the model, and no change needs a new installation. A key path through other
-    /// objects or computed from other properties never is. A callback that the receiver answers
-    /// `false` (its registration has ended) removes its installation then (so that callbacks left
-    /// on other objects, those of a chain whose root was deallocated, go at their next change).
-    ///
-    /// Returns what `read` returned, or `nil` when it accessed nothing Observation tracks: then
-    /// nothing stays installed, and the previous installation, if any, was cancelled. No callback
-    /// is made for a change that completes before this returns, nor after ``cancel()`` or the next
-    /// installation returns. Call it with no lock held: Observation takes its own, and the probe
-    /// calls back.
-    func install<Value>(
-      reading read: () -> Value,
+    /// Once a change is reported under the registered key path itself, it is a tracked property
+    /// of the model, and the receiver is told that no change needs a new installation. A key path
+    /// through other objects or computed from other properties never is. A callback that the
+    /// receiver answers `false` (its registration has ended) removes its installation then (so
+    /// that callbacks left on other objects, those of a chain whose root was deallocated, go at
+    /// their next change). The probe calls back during the installation: call it with no lock
+    /// held.
+    func install<Object, Value>(
+      reading keyPath: KeyPath<Object, Value>,
+      of model: Object,
       notifiesBeforeChange: Bool,
       owner: any AnyObject & Sendable,
       receiver: any ModelChangeReceiver
@@ -113,7 +92,7 @@
       let value = track(
         {
           probe!.access()
-          return read()
+          return model[keyPath: keyPath]
         }, generation: generation, witness: witness, notifiesBeforeChange: notifiesBeforeChange,
         owner: owner, receiver: receiver)
       lock.withLock { probing = (thread, generation) }
