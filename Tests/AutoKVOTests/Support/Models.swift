@@ -85,6 +85,9 @@ final class Dog: KeyValueObservable, @unchecked Sendable {  // single-threaded t
   @Observed var toy: Toy?
   private let tracker: LifetimeTracker?
 
+  /// Computed from `name`: a chain that ends here reads it again on every change.
+  var loudName: String { name.uppercased() }
+
   init(_ name: String, tracker: LifetimeTracker? = nil) {
     self.name = name
     self.tracker = tracker

@@ -3,6 +3,16 @@ protocol ChainLinkOwner: AnyObject {
   func linkedObjectWillChange() -> Any?
   func linkedObjectDidChange(token: Any?)
   func linkedObjectIsDeallocating()
+  /// A set of the chain's leaf, whose values are the chain's own (``ChainLinkSentinel``'s
+  /// `forwardsSetterValues`): the owner delivers them as they are, reading nothing.
+  func linkedLeafDidSet(values: SetterValues)
+}
+
+extension ChainLinkOwner {
+  /// An owner that attaches no link forwarding setter values handles a leaf's set as any change.
+  func linkedLeafDidSet(values: SetterValues) {
+    linkedObjectDidChange(token: nil)
+  }
 }
 
 /// A link of a key-path chain: an internal registration, with no observer side, on one object the
@@ -16,6 +26,12 @@ protocol ChainLink: AnyObject {
   var currentTarget: AnyObject? { get }
   /// What of its object the link observes.
   var linkedKey: ChainLinkKey { get }
+  /// Whether the link is on the chain's leaf (``ChainLinkTarget/isLeaf``).
+  var isLeaf: Bool { get }
+}
+
+extension ChainLink {
+  var isLeaf: Bool { false }
 }
 
 /// What a chain link observes of its object.
@@ -33,6 +49,10 @@ struct ChainLinkTarget {
   /// Whether a stored property that is not `@Observed` holds `object` strongly on the path: the
   /// object then dies when that property is replaced, inside the write (``ChainLinkSentinel``).
   var isHeldByPlainStoredProperty = false
+  /// Whether the chain is nothing but `@Observed` stored properties and `key` is its last one
+  /// (``Dependencies/markLeaf(of:accesses:)``): a set of it changes the chain's value by what it
+  /// stores, and nothing else about the chain.
+  var isLeaf = false
 }
 
 /// The replacement of a chain's links after each evaluation, shared by every kind of chain.
@@ -60,6 +80,7 @@ enum ChainLinks {
     for target in targets {
       if let index = retired.indices.first(where: {
         retiredTargets[$0] === target.object && retired[$0].linkedKey == target.key
+          && retired[$0].isLeaf == target.isLeaf
       }) {
         kept.append(retired.remove(at: index))
         retiredTargets.remove(at: index)
@@ -108,10 +129,20 @@ final class ChainLinkSentinel: ObservedSentinel, ChainLink,
   /// the link's lifecycle lock (`observation.withLock`).
   private var isHeldByPlainStoredProperty: Bool
 
+  let isLeaf: Bool
+
+  /// Whether a set of the linked property hands its values to the owner as the chain's own
+  /// (``ChainLinkOwner/linkedLeafDidSet(values:)``), so that nothing is read before or after it:
+  /// the link is the leaf's, and the owner delivers on the setting thread and sends no prior call.
+  /// A change that is not a set (a manual or a collection change) is forwarded as any other.
+  private let forwardsSetterValues: Bool
+
   private init(
     target: any KeyValueObservable,
     keyPaths: [AnyKeyPath],
     isHeldByPlainStoredProperty: Bool,
+    isLeaf: Bool,
+    forwardsSetterValues: Bool,
     owner: any ChainLinkOwner
   ) {
     self.observation = KeyValueObservation()
@@ -119,19 +150,26 @@ final class ChainLinkSentinel: ObservedSentinel, ChainLink,
     self.owner = owner
     self.linkedKeyPaths = keyPaths
     self.isHeldByPlainStoredProperty = isHeldByPlainStoredProperty
+    self.isLeaf = isLeaf
+    self.forwardsSetterValues = forwardsSetterValues
   }
 
   /// Creates a link observing `keyPaths` of `target` and attaches it to the target's registry.
+  /// `forwardsSetterValues`: see the property; only for a leaf's link.
   static func attach(
     to target: any KeyValueObservable,
     keyPaths: [AnyKeyPath],
     isHeldByPlainStoredProperty: Bool,
+    isLeaf: Bool = false,
+    forwardsSetterValues: Bool = false,
     owner: any ChainLinkOwner
   ) -> ChainLinkSentinel {
+    precondition(isLeaf || !forwardsSetterValues, "only a leaf's link forwards setter values")
     let registry = target.observationRegistry
     let link = ChainLinkSentinel(
       target: target, keyPaths: keyPaths,
-      isHeldByPlainStoredProperty: isHeldByPlainStoredProperty, owner: owner)
+      isHeldByPlainStoredProperty: isHeldByPlainStoredProperty, isLeaf: isLeaf,
+      forwardsSetterValues: forwardsSetterValues, owner: owner)
     link.observation.attach(link, to: registry, observerRegistry: nil)
     return link
   }
@@ -162,6 +200,32 @@ final class ChainLinkSentinel: ObservedSentinel, ChainLink,
   func didChange(of object: AnyObject, _ change: ChangeDescriptor, token: Any?) {
     guard observation.isActive else { return }
     owner?.linkedObjectDidChange(token: token)
+  }
+
+  var needsNoticeBeforeSet: Bool {
+    !forwardsSetterValues
+  }
+
+  func willSet(of object: AnyObject, _ snapshot: PropertySnapshot) -> Any? {
+    guard !forwardsSetterValues else { return nil }
+    return willChange(of: object, .setting(snapshot.keyPath))
+  }
+
+  func didSet(
+    of object: AnyObject, _ snapshot: PropertySnapshot, token: Any?, values: SetterValues
+  ) {
+    guard !forwardsSetterValues else { return didSetLeaf(values) }
+    didChange(of: object, .setting(snapshot.keyPath), token: token)
+  }
+
+  func didSet(of object: AnyObject, _ snapshot: PropertySnapshot, values: SetterValues) {
+    guard !forwardsSetterValues else { return didSetLeaf(values) }
+    didChange(of: object, .setting(snapshot.keyPath), token: nil)
+  }
+
+  private func didSetLeaf(_ values: SetterValues) {
+    guard observation.isActive else { return }
+    owner?.linkedLeafDidSet(values: values)
   }
 
   /// Records that a stored property that is not `@Observed` holds the target strongly.

@@ -30,11 +30,13 @@ struct Dependencies {
     /// that holds it strongly, as `Type.property`; `nil` when there is none
     /// (``findPlainStoredHops(root:)``).
     var plainStoredHop: String? = nil
+    /// Whether the one key path of `object` the chain reads is its leaf (``markLeaf(of:accesses:)``).
+    var isLeaf = false
 
     var chainLinkTarget: ChainLinkTarget {
       ChainLinkTarget(
         object: object, key: .properties(keyPaths),
-        isHeldByPlainStoredProperty: plainStoredHop != nil)
+        isHeldByPlainStoredProperty: plainStoredHop != nil, isLeaf: isLeaf)
     }
   }
 
@@ -126,8 +128,30 @@ struct Dependencies {
     }
     if !dependencies.links.isEmpty {
       dependencies.evaluationAccesses = firstAccesses
+      if value != nil, declaredDependencies.isEmpty, !isInherited {
+        dependencies.markLeaf(of: keyPath, accesses: firstAccesses)
+      }
     }
     return dependencies
+  }
+
+  /// Marks the link of the chain's leaf, when `keyPath` is nothing but the chain of `@Observed`
+  /// properties its evaluation read, `accesses`, one after the other (`\.player.item.title`): the
+  /// key path's value is then the last property's value, and no other read depends on it, so a set
+  /// of that property changes the value by exactly what the set stored, and changes nothing about
+  /// which objects the chain goes through. A computed property anywhere on the path, an optional
+  /// chain, or a property read twice does not compose to `keyPath`, and is not marked.
+  private mutating func markLeaf(of keyPath: AnyKeyPath, accesses: [DependencyRecorder.Access]) {
+    guard accesses.count >= 2, let leaf = accesses.last,
+      let index = links.firstIndex(where: { $0.object === leaf.object }),
+      links[index].keyPaths.count == 1
+    else { return }
+    var composed: AnyKeyPath? = accesses[0].keyPath
+    for access in accesses.dropFirst() {
+      composed = composed?.appending(path: access.keyPath)
+    }
+    guard let composed, composed == keyPath else { return }
+    links[index].isLeaf = true
   }
 
   /// The key path under which changes of `keyPath` of `object` are posted.

@@ -13,6 +13,15 @@ extension HandlerSentinel {
     didChange(root: root, collection: nil, token: token)
   }
 
+  func linkedLeafDidSet(values: SetterValues) {
+    guard let root else { return }
+    // The chain's value type is its leaf's: a leaf is marked only when the key path is the chain.
+    guard values.valueType == Value.self else {
+      preconditionFailure("a chain's leaf of type \(values.valueType) for a \(Value.self) key path")
+    }
+    deliverSet(of: root, values)
+  }
+
   func linkedObjectIsDeallocating() {
     // An object the key path went through is gone (it was referenced weakly): the path now
     // evaluates differently, typically to nil. Its old value cannot be read any more.
@@ -26,6 +35,13 @@ extension HandlerSentinel {
       deliver(KeyValueChange(kind: .setting, isPrior: true))
     }
     didChange(root: root, collection: nil, token: nil)
+  }
+
+  /// Whether the link on the chain's leaf hands this registration the leaf's setter values
+  /// (``ChainLinkSentinel``): when the handler runs on the setting thread and wants no prior call,
+  /// which reads the value before the change.
+  private var forwardsLeafSetterValues: Bool {
+    delivery.isSynchronous && !options.contains(.prior)
   }
 
   /// Installs freshly discovered dependencies: the triggers on the root object, and one link
@@ -46,7 +62,8 @@ extension HandlerSentinel {
         else { preconditionFailure("an engine chain links engine objects only: \(target)") }
         return ChainLinkSentinel.attach(
           to: object, keyPaths: keyPaths,
-          isHeldByPlainStoredProperty: target.isHeldByPlainStoredProperty, owner: self)
+          isHeldByPlainStoredProperty: target.isHeldByPlainStoredProperty, isLeaf: target.isLeaf,
+          forwardsSetterValues: target.isLeaf && forwardsLeafSetterValues, owner: self)
       }
     }
     withExtendedLifetime(targetsLoadedUnderLock) {}

@@ -1,0 +1,105 @@
+import Dispatch
+import Testing
+
+@testable import AutoKVO
+
+/// A set of a chain's last property, when the chain is nothing but stored `@Observed` properties
+/// (`\.pet.name`), is delivered with the set's own values: nothing is read again. Everything else
+/// about a chain behaves as before: these tests pin the values each kind of change delivers.
+@Suite("Key-path chains: a set of the leaf delivers the set's own values")
+struct ChainLeafTests {
+  /// Holds a playlist: a chain whose leaf is a collection.
+  final class Library: KeyValueObservable, @unchecked Sendable {  // single-threaded tests
+    let observationRegistry = ObservationRegistry()
+    @Observed var playlist = Playlist()
+  }
+
+  @Test("Each set of a stored chain's leaf is delivered once, with exactly its old and new values")
+  func leafSets() {
+    let owner = Owner(pet: Dog("Rex"))
+    let watcher = Watcher()
+    watcher.autoObserve(owner, keyPath: \.pet.name) { w, _, c in w.record(describe(c)) }
+    owner.pet.name = "Max"
+    owner.pet.name = "Max"
+    owner.pet.name = "Bo"
+    #expect(watcher.log == ["setting Rex->Max", "setting Max->Max", "setting Max->Bo"])
+  }
+
+  @Test("After the intermediate is replaced, the new leaf's sets are delivered, the old leaf's not")
+  func replacedIntermediate() {
+    let rex = Dog("Rex")
+    let owner = Owner(pet: rex)
+    let watcher = Watcher()
+    watcher.autoObserve(owner, keyPath: \.pet.name) { w, _, c in w.record(describe(c)) }
+    let spot = Dog("Spot")
+    owner.pet = spot
+    rex.name = "Ghost"
+    spot.name = "Spotty"
+    owner.pet = rex
+    rex.name = "Rex"
+    #expect(
+      watcher.log == [
+        "setting Rex->Spot", "setting Spot->Spotty", "setting Spotty->Ghost", "setting Ghost->Rex",
+      ])
+    #expect(rex.observationRegistry.observerCount == 1)
+    #expect(spot.observationRegistry.observerCount == 0)
+  }
+
+  @Test("A computed last hop is read again: its value is delivered, not the stored property's")
+  func computedLastHop() {
+    let owner = Owner(pet: Dog("Rex"))
+    let watcher = Watcher()
+    watcher.autoObserve(owner, keyPath: \.pet.loudName) { w, _, c in w.record(describe(c)) }
+    owner.pet.name = "Max"
+    #expect(watcher.log == ["setting REX->MAX"])
+  }
+
+  @Test("With .prior, the leaf's prior call carries the old value, then the change both")
+  func priorCall() {
+    let owner = Owner(pet: Dog("Rex"))
+    let watcher = Watcher()
+    watcher.autoObserve(owner, keyPath: \.pet.name, options: [.prior, .old, .new]) { w, _, c in
+      w.record(describe(c))
+    }
+    owner.pet.name = "Max"
+    #expect(watcher.log == ["prior setting Rex->nil", "setting Rex->Max"])
+  }
+
+  @Test("Delivered on a queue, each leaf set arrives in order with its values")
+  func deliveredOnQueue() {
+    let queue = DispatchQueue(label: "chain leaf")
+    let owner = Owner(pet: Dog("Rex"))
+    let watcher = Watcher()
+    watcher.autoObserve(owner, keyPath: \.pet.name, deliveryQueue: queue) { w, _, c in
+      w.record(describe(c))
+    }
+    owner.pet.name = "A"
+    owner.pet.name = "B"
+    queue.sync {}
+    #expect(watcher.log == ["setting Rex->A", "setting A->B"])
+  }
+
+  @Test("An append to the leaf through a proxy reaches the chain as a change of its value")
+  func collectionLeaf() {
+    let library = Library()
+    library.playlist.songs = ["a"]
+    let watcher = Watcher()
+    watcher.autoObserve(library, keyPath: \.playlist.songs) { w, _, c in w.record(describe(c)) }
+    library.playlist.mutableArrayValue(for: \.songs).append("b")
+    library.playlist.songs = ["c"]
+    #expect(watcher.log == ["setting [\"a\"]->[\"a\", \"b\"]", "setting [\"a\", \"b\"]->[\"c\"]"])
+  }
+
+  @Test("A chain through an optional hop delivers its leaf's sets with optional values")
+  func optionalHop() {
+    let owner = Owner(dog: Dog("Rex"))
+    let watcher = Watcher()
+    watcher.autoObserve(owner, keyPath: \.dog?.name) { w, _, c in w.record(describe(c)) }
+    owner.dog?.name = "Max"
+    owner.dog = nil
+    #expect(
+      watcher.log == [
+        "setting Optional(\"Rex\")->Optional(\"Max\")", "setting Optional(\"Max\")->nil",
+      ])
+  }
+}
