@@ -2,8 +2,8 @@
 /// platform: where an object's registrations live, the value of one of its keys, and a
 /// registration for that key's changes.
 ///
-/// On Apple platforms, `FoundationObservationRouter` provides it (an associated stand-in
-/// registry, key-value coding, and Foundation's KVO with `.prior`). Compiled on every platform, so
+/// ``KeyValueObservingRouter`` provides it (an associated stand-in registry, key-value coding,
+/// and Foundation's KVO with `.prior`, through its runtime's hooks). Compiled on every platform, so
 /// that Linux tests drive chains with a notifier of their own.
 protocol FoundationKeyObserving: AnyObject, Sendable {
   /// The registry that holds the registrations on `object`: its associated stand-in's. Called

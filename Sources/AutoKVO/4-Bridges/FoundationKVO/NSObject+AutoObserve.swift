@@ -63,7 +63,8 @@
       changeHandler: @escaping (Self, Object, KeyValueChange<Value>) -> Void
     ) -> KeyValueObservation {
       observeWithFoundation(
-        object, keyPath, options, .resolve(isolation: isolation), changeHandler,
+        through: foundationRouter, object, keyPath, keyPathString: keyPath._kvcKeyPathString,
+        options, .resolve(isolation: isolation), changeHandler,
         site: RegistrationSite(file: file, line: line))
     }
 
@@ -84,8 +85,8 @@
       changeHandler: @escaping (Self, Object, KeyValueChange<Value>) -> Void
     ) -> KeyValueObservation {
       observeWithEngineThroughStandIn(
-        object, keyPath, options, .resolve(isolation: isolation), changeHandler,
-        site: RegistrationSite(file: file, line: line))
+        in: foundationRouter.runtime, object, keyPath, options, .resolve(isolation: isolation),
+        changeHandler, site: RegistrationSite(file: file, line: line))
     }
 
     /// Observes `keyPath` of an `NSObject` that is also ``KeyValueObservable``, with
@@ -103,7 +104,8 @@
       changeHandler: @escaping (Self, Object, KeyValueChange<Value>) -> Void
     ) -> KeyValueObservation {
       observeChoosingEngine(
-        object, keyPath, options, .resolve(isolation: isolation), changeHandler,
+        through: foundationRouter, object, keyPath, keyPathString: keyPath._kvcKeyPathString,
+        options, .resolve(isolation: isolation), changeHandler,
         site: RegistrationSite(file: file, line: line))
     }
   }
@@ -126,7 +128,8 @@
       changeHandler: @escaping (Self, Object, KeyValueChange<Value>) -> Void
     ) -> KeyValueObservation {
       observeChoosingEngineWithOwnRegistry(
-        object, keyPath, options, .resolve(isolation: isolation), changeHandler,
+        through: foundationRouter, object, keyPath, keyPathString: keyPath._kvcKeyPathString,
+        options, .resolve(isolation: isolation), changeHandler,
         site: RegistrationSite(file: file, line: line))
     }
   }
@@ -184,8 +187,12 @@
       line: UInt = #line,
       changeHandler: @escaping (Self, Object, KeyValueChange<Value>) -> Void
     ) -> KeyValueObservation {
+      // `Intermediate` is only `AnyObject` in the signature: a class bound there (`NSObject`)
+      // makes Swift infer it before the key path literals, and reject `\.player`.
       observeThroughEngineThenFoundation(
-        object, .engine(keyPath), objcKeyPath,
+        through: foundationRouter, object, .engine(keyPath), objcKeyPath,
+        tailString: objcKeyPath._kvcKeyPathString,
+        intermediateIsObjectiveC: Intermediate.self is NSObject.Type,
         evaluate: { $0[keyPath: keyPath].map { $0[keyPath: objcKeyPath] } },
         options, .resolve(isolation: isolation), changeHandler,
         site: RegistrationSite(file: file, line: line))
@@ -206,138 +213,12 @@
       changeHandler: @escaping (Self, Object, KeyValueChange<Value>) -> Void
     ) -> KeyValueObservation {
       observeThroughEngineThenFoundation(
-        object, .engine(keyPath), objcKeyPath,
+        through: foundationRouter, object, .engine(keyPath), objcKeyPath,
+        tailString: objcKeyPath._kvcKeyPathString,
+        intermediateIsObjectiveC: Intermediate.self is NSObject.Type,
         evaluate: { Optional($0[keyPath: keyPath][keyPath: objcKeyPath]) },
         options, .resolve(isolation: isolation), changeHandler,
         site: RegistrationSite(file: file, line: line))
-    }
-  }
-
-  extension KeyValueObserver {
-    /// Registers with Foundation's KVO: the work of the typed form for `NSObject`s.
-    func observeWithFoundation<Object: NSObject, Value>(
-      _ object: Object,
-      _ keyPath: KeyPath<Object, Value>,
-      _ options: ObservationOptions,
-      _ delivery: HandlerDelivery,
-      _ changeHandler: @escaping (Self, Object, KeyValueChange<Value>) -> Void,
-      site: RegistrationSite? = nil
-    ) -> KeyValueObservation {
-      guard let keyPathString = keyPath._kvcKeyPathString else {
-        ObservationDiagnostics.report(
-          .unsupportedKeyPath,
-          "\(keyPath) is not an @objc key path, so Foundation's KVO cannot observe it and nothing "
-            + "was registered\(site.diagnosticSuffix); mark the property @objc dynamic, or make \(Object.self) "
-            + "KeyValueObservable and the property @Observed."
-        )
-        return .refused()
-      }
-      guard let observerRegistry = registryForObserving else { return .refused() }
-      return FoundationObservationRouter.shared.registerTyped(
-        observer: self, observerRegistry: observerRegistry, object: object,
-        keyPath: keyPathString, options: options, delivery: delivery, changeHandler: changeHandler)
-    }
-
-    /// Registers with AutoKVO's engine, with this object's stand-in as the engine's observer.
-    func observeWithEngineThroughStandIn<Object: KeyValueObservable, Value>(
-      _ object: Object,
-      _ keyPath: KeyPath<Object, Value>,
-      _ options: ObservationOptions,
-      _ delivery: HandlerDelivery,
-      _ changeHandler: @escaping (Self, Object, KeyValueChange<Value>) -> Void,
-      site: RegistrationSite? = nil
-    ) -> KeyValueObservation {
-      // The stand-in is the engine's observer; it lives until this object's associated objects
-      // are released. It is still alive while this object deallocates, so the weak load below
-      // is what keeps a notification from reaching a deallocating observer. The engine runs the
-      // closure where `delivery` says, so the load happens there too.
-      ObservationStandIn.standIn(for: self).register(
-        object, keyPath, options, delivery,
-        { [weak self] _, object, change in
-          guard let self else { return }
-          changeHandler(self, object, change)
-        }, site: site)
-    }
-
-    /// Foundation's KVO for an `@objc` key path, the engine through the stand-in otherwise.
-    func observeChoosingEngine<Object: NSObject & KeyValueObservable, Value>(
-      _ object: Object,
-      _ keyPath: KeyPath<Object, Value>,
-      _ options: ObservationOptions,
-      _ delivery: HandlerDelivery,
-      _ changeHandler: @escaping (Self, Object, KeyValueChange<Value>) -> Void,
-      site: RegistrationSite? = nil
-    ) -> KeyValueObservation {
-      guard keyPath._kvcKeyPathString != nil else {
-        return observeWithEngineThroughStandIn(
-          object, keyPath, options, delivery, changeHandler, site: site)
-      }
-      return observeWithFoundation(object, keyPath, options, delivery, changeHandler, site: site)
-    }
-  }
-
-  extension KeyValueObservable {
-    /// Foundation's KVO for an `@objc` key path, the engine with this object's own registry
-    /// otherwise.
-    func observeChoosingEngineWithOwnRegistry<Object: NSObject & KeyValueObservable, Value>(
-      _ object: Object,
-      _ keyPath: KeyPath<Object, Value>,
-      _ options: ObservationOptions,
-      _ delivery: HandlerDelivery,
-      _ changeHandler: @escaping (Self, Object, KeyValueChange<Value>) -> Void,
-      site: RegistrationSite? = nil
-    ) -> KeyValueObservation {
-      guard let keyPathString = keyPath._kvcKeyPathString else {
-        return register(object, keyPath, options, delivery, changeHandler, site: site)
-      }
-      guard let observerRegistry = stableObservationRegistry(toBeUsedTo: "observe with") else {
-        return .refused()
-      }
-      return FoundationObservationRouter.shared.registerTyped(
-        observer: self, observerRegistry: observerRegistry, object: object,
-        keyPath: keyPathString, options: options, delivery: delivery,
-        changeHandler: changeHandler)
-    }
-  }
-
-  extension KeyValueObserver {
-    /// Registers a chain of `@Observed` properties (`head`), then `@objc` keys (`tail`): the work
-    /// of the `autoObserve(_:keyPath:then:…)` forms. `evaluate` reads the whole path, `nil` when
-    /// the head leads to no object.
-    func observeThroughEngineThenFoundation<Object: KeyValueObservable, Intermediate, Value>(
-      _ object: Object,
-      _ head: ChainHead<Object>,
-      _ tail: KeyPath<Intermediate, Value>,
-      evaluate: @escaping (Object) -> Value?,
-      _ options: ObservationOptions,
-      _ delivery: HandlerDelivery,
-      _ changeHandler: @escaping (Self, Object, KeyValueChange<Value>) -> Void,
-      site: RegistrationSite?
-    ) -> KeyValueObservation {
-      // `Intermediate` is only `AnyObject` in the signature: a class bound there (`NSObject`)
-      // makes Swift infer it before the key path literals, and reject `\.player`.
-      guard Intermediate.self is NSObject.Type, let tailString = tail._kvcKeyPathString else {
-        ObservationDiagnostics.report(
-          .unsupportedKeyPath,
-          "\(tail), after \(head.name ?? "the head"), is not an @objc key path of an NSObject, so "
-            + "Foundation's KVO cannot observe it and nothing was registered"
-            + "\(site.diagnosticSuffix); mark its properties @objc dynamic, or, when "
-            + "\(Intermediate.self) is KeyValueObservable, observe the whole path as one key path."
-        )
-        return .refused()
-      }
-      guard let observerRegistry = registryForObserving,
-        let rootRegistry = object.stableObservationRegistry(toBeUsedTo: "observe", site: site)
-      else { return .refused() }
-      return FoundationChainSentinel.register(
-        observer: self, observerRegistry: observerRegistry, root: object,
-        rootRegistry: rootRegistry, head: head,
-        keys: tailString.split(separator: ".", omittingEmptySubsequences: false).map(String.init),
-        options: options, delivery: delivery, platform: FoundationObservationRouter.shared,
-        evaluate: evaluate,
-        handler: { observer, object, change in
-          changeHandler(observer, object, change.flatteningAbsentLeaf())
-        })
     }
   }
 
@@ -371,13 +252,15 @@
       options: NSKeyValueObservingOptions = [],
       context: UnsafeMutableRawPointer? = nil
     ) -> KeyValueObservation {
-      guard let observerRegistry = registryForObserving else { return .refused() }
-      return FoundationObservationRouter.shared.register(
+      guard let observerRegistry = registryForObserving(in: foundationRouter.runtime) else {
+        return .refused()
+      }
+      return foundationRouter.register(
         observer: self,
         observerRegistry: observerRegistry,
         object: object,
         keyPath: keyPath,
-        options: options,
+        options: ObservationOptions(rawValue: options.rawValue),
         delivery: .synchronous
       ) { observer, object, change in
         observer.observeValue(forKeyPath: keyPath, of: object, change: change, context: context)
