@@ -73,7 +73,10 @@ struct ChainLeafTests {
     watcher.autoObserve(owner, keyPath: \.pet.name, deliveryQueue: queue) { w, _, c in
       w.record(describe(c))
     }
+    // The path is read again on the queue: each set waits for it, as a model that is not
+    // thread-safe must.
     owner.pet.name = "A"
+    queue.sync {}
     owner.pet.name = "B"
     queue.sync {}
     #expect(watcher.log == ["setting Rex->A", "setting A->B"])
