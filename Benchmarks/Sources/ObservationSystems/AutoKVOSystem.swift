@@ -182,6 +182,9 @@ public enum AutoKVOSystem {
         }),
     ] + workloadsAmongOtherRegistrations(10, label: "10")
       + workloadsAmongOtherRegistrations(10_000, label: "10,000")
+      + workloadsAmongProperties(1) + workloadsAmongProperties(200)
+      + workloadsBesideRegistrations(10, label: "10")
+      + workloadsBesideRegistrations(10_000, label: "10,000")
   }
 
   static var registrationProbe: RegistrationProbe {

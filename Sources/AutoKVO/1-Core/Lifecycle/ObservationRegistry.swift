@@ -140,9 +140,9 @@ public final class ObservationRegistry: @unchecked Sendable {  // `state` is gua
   /// Takes ownership of the observed-side sentinel of a registration on this registry's object.
   func attach(_ sentinel: any ObservedSentinel) {
     withState { state in
-      // Snapshots dropped first: one that shares the list's storage would make the append copy
-      // the whole list.
-      state.properties.updateEach { $0.registrationsChanged(sentinel) }
+      // First: the properties' snapshots it concerns are dropped, since one that shares the
+      // list's storage would make the append copy the whole list.
+      state.registrationWillJoin(sentinel)
       state.incoming.append(sentinel)
       autokvo_observed_flag_store_locked(observedFlag, 1)
     }
@@ -155,9 +155,9 @@ public final class ObservationRegistry: @unchecked Sendable {  // `state` is gua
     withState { state in
       // Dropping a snapshot releases no sentinel for the last time: `incoming` still holds the
       // sentinel, if anything does, and the others.
-      state.properties.updateEach { $0.registrationsChanged(sentinel) }
+      state.triggersWillChangeOrChanged(of: sentinel)
       update()
-      state.properties.updateEach { $0.registrationsChanged(sentinel) }
+      state.triggersWillChangeOrChanged(of: sentinel)
     }
   }
 

@@ -57,6 +57,11 @@ struct ObservedProperty {
   /// What a set of the property concerns.
   private(set) var setTargets: SetTargets
 
+  /// Which registrations the property's sets concern, kept as they join and leave
+  /// (``RegistryState/registrationWillJoin(_:)``), so that its snapshot is built without a look
+  /// at the others; `unknown` until the first snapshot filters the registry's list.
+  var concerned = PropertyRegistrations.unknown
+
   /// What a set of the property concerns. It holds no reference count, so that a set copies it
   /// out of the record for nothing.
   enum SetTargets {
@@ -89,43 +94,70 @@ struct ObservedProperty {
     setTargets = notifiesAutomatically ? .toBeBuilt : .notAutomatic
   }
 
-  /// Builds the snapshot from `incoming`, the registry's list of registrations, and returns it
-  /// with a hold taken for the caller (see ``RegistryState/propertySnapshot(ofPropertyAt:)``);
-  /// `nil` when no registration is triggered by the property.
+  /// Builds the snapshot and returns it with a hold taken for the caller (see
+  /// ``RegistryState/propertySnapshot(ofPropertyAt:)``); `nil` when no registration is triggered
+  /// by the property. From what ``concerned`` knows, sharing that list's storage; when it knows
+  /// nothing, by filtering `incoming`, the registry's list, which tells it.
   mutating func buildPropertySnapshot(
-    from incoming: IncomingSentinels
+    from incoming: IncomingSentinels, everyRegistration: inout EveryRegistrationCount?
   ) -> Unmanaged<PropertySnapshot>? {
-    var needsNoticeBeforeChange = false
-    var isConcerned = false
-    let keyPath = keyPath
-    // When every registration is triggered (one property observed, the usual case), the snapshot
-    // shares the list's storage, tombstones included; the sets skip those.
-    let sentinels = incoming.slots.keeping { sentinel in
-      guard let sentinel else { return true }
-      guard sentinel.isTriggered(by: keyPath) else { return false }
-      isConcerned = true
-      if sentinel.needsNoticeBeforeSet { needsNoticeBeforeChange = true }
-      return true
+    let sentinels: InlineFirstArray<(any ObservedSentinel)?>
+    let needingNotice: Int
+    switch concerned {
+    case .everyRegistration:
+      guard let everyRegistration else {
+        preconditionFailure("a property concerned by every registration, uncounted")
+      }
+      sentinels = incoming.isEmpty ? InlineFirstArray() : incoming.slots
+      needingNotice = everyRegistration.needingNotice
+    case .only(let list):
+      sentinels = list.sentinels.isEmpty ? InlineFirstArray() : list.sentinels.slots
+      needingNotice = list.needingNotice
+    case .unknown:
+      (sentinels, needingNotice) = filter(incoming)
+      if case .everyRegistration = concerned {
+        everyRegistration = EveryRegistrationCount(
+          records: (everyRegistration?.records ?? 0) + 1, needingNotice: needingNotice)
+      }
     }
-    guard isConcerned else {
+    guard !sentinels.isEmpty else {
       setTargets = .unconcerned
       return nil
     }
     let snapshot = PropertySnapshot.make(
-      keyPath: keyPath, sentinels: sentinels, needsNoticeBeforeChange: needsNoticeBeforeChange)
+      keyPath: keyPath, sentinels: sentinels, needsNoticeBeforeChange: needingNotice > 0)
     setTargets = .frozen(snapshot)
     snapshot._withUnsafeGuaranteedRef { $0.addHolder() }
     return snapshot
   }
 
-  /// Forgets what a set concerns, if `sentinel`, which joined or left the registry's list or whose
-  /// triggers changed, is triggered by the property: the next set rebuilds it. A record that
-  /// knows nothing yet asks nothing of the sentinel.
-  mutating func registrationsChanged(_ sentinel: any ObservedSentinel) {
-    switch setTargets {
-    case .notAutomatic, .toBeBuilt: return
-    case .unconcerned, .frozen: if sentinel.isTriggered(by: keyPath) { dropSnapshot() }
+  /// The registrations of `incoming` the property triggers, and how many must be told before a
+  /// set; records which they are in ``concerned``. Empty when none is triggered.
+  private mutating func filter(
+    _ incoming: IncomingSentinels
+  ) -> (InlineFirstArray<(any ObservedSentinel)?>, Int) {
+    var needingNotice = 0
+    var concernedCount = 0
+    let keyPath = keyPath
+    // When every registration is triggered (one property observed, the usual case), the snapshot
+    // shares the list's storage, tombstones included; the sets skip those.
+    let kept = incoming.slots.keeping { sentinel in
+      guard let sentinel else { return true }
+      guard sentinel.isTriggered(by: keyPath) else { return false }
+      concernedCount += 1
+      needingNotice += sentinel.noticeWeight
+      return true
     }
+    if concernedCount == incoming.count {
+      concerned = .everyRegistration
+      return (concernedCount == 0 ? InlineFirstArray() : kept, needingNotice)
+    }
+    var list = IncomingSentinels()
+    kept.forEachElement { sentinel in
+      if let sentinel { list.append(sentinel) }
+    }
+    concerned = .only(PropertyRegistrationList(sentinels: list, needingNotice: needingNotice))
+    return (list.slots, needingNotice)
   }
 
   /// Forgets what a set concerns: the next set rebuilds it. Gives back the record's hold on its
@@ -158,13 +190,6 @@ extension RegistryState {
     }
   }
 
-  /// Whether any property's registrations are frozen in a snapshot.
-  var hasPropertySnapshot: Bool {
-    guard !properties.isEmpty else { return false }
-    if setTargets(ofPropertyAt: 0).snapshot != nil { return true }
-    return properties.tail.contains { $0.setTargets.snapshot != nil }
-  }
-
   /// What a set of the property at `position` concerns, read where the record lies: through the
   /// list's subscript, whose coroutine the optimizer leaves out of line, the read would copy the
   /// record and retain its key path on every observed set. A storage holds a position only once
@@ -184,7 +209,8 @@ extension RegistryState {
     ofPropertyAt position: Int
   ) -> Unmanaged<PropertySnapshot>? {
     let incoming = incoming
-    return properties[position].buildPropertySnapshot(from: incoming)
+    return properties[position].buildPropertySnapshot(
+      from: incoming, everyRegistration: &everyRegistration)
   }
 }
 

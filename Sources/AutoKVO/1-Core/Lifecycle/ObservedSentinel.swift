@@ -31,6 +31,13 @@ protocol ObservedSentinel: AnyObject, Sendable {
   /// `ObservationRegistry.updateTriggers(of:_:)`.
   func isTriggered(by keyPath: AnyKeyPath) -> Bool
 
+  /// Whether ``isTriggered(by:)`` answers `true` for the key paths equal to ``primaryKeyPath``
+  /// and for no other (for none when it is `nil`): what lets the registry find the properties a
+  /// registration concerns without comparing key paths (``RegistryState/forEachProperty(triggering:_:others:)``).
+  /// Called under the owning registry's lock, where the answer changes only inside
+  /// `ObservationRegistry.updateTriggers(of:_:)`.
+  var isTriggeredByPrimaryKeyPathOnly: Bool { get }
+
   /// Called before a change: reads what must be read before it and sends prior calls. Returns a
   /// token (the old value, if any) for ``didChange(of:_:token:)``.
   func willChange(of object: AnyObject, _ change: ChangeDescriptor) -> Any?
@@ -69,6 +76,9 @@ extension ObservedSentinel {
   /// A kind that cannot use the setter's values must be told before every set.
   var needsNoticeBeforeSet: Bool { true }
 
+  /// A kind that does not say is asked about each property.
+  var isTriggeredByPrimaryKeyPathOnly: Bool { false }
+
   /// A set is a `.setting` change of the property's key path, for a kind that reads the values
   /// itself.
   func willSet(of object: AnyObject, _ snapshot: PropertySnapshot) -> Any? {
@@ -102,6 +112,8 @@ extension ExternallyNotifiedSentinel {
   var primaryKeyPath: AnyKeyPath? { nil }
 
   func isTriggered(by keyPath: AnyKeyPath) -> Bool { false }
+
+  var isTriggeredByPrimaryKeyPathOnly: Bool { true }
 
   /// Never called: no change the engine posts triggers the sentinel.
   func willChange(of object: AnyObject, _ change: ChangeDescriptor) -> Any? { nil }

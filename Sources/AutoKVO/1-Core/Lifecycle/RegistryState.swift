@@ -15,12 +15,58 @@ struct RegistryState {
   /// (``ObservedPropertyIndex``). Only grows. Inline-first: most objects have one observed
   /// property, and then it costs no heap block at all.
   var properties = InlineFirstArray<ObservedProperty>()
+  /// The properties concerned by every registration (``PropertyRegistrations/everyRegistration``),
+  /// counted while there are any, with how many sentinels of ``incoming`` must be told before a
+  /// set: what such a property takes for its snapshot. `nil` while there are none, so that a
+  /// registry none of whose properties was set counts nothing.
+  var everyRegistration: EveryRegistrationCount?
+  /// The position of each record of ``properties`` by the identity of its key path, kept once
+  /// the registry has ``propertyIndexingThreshold`` records, so that finding a property's record
+  /// costs the same however many are observed. A record keeps its key path for the life of the
+  /// registry, so an address is never reused while it is a key.
+  private var propertyPositions: [ObjectIdentifier: Int]?
   /// Collection mutations in progress, whose automatic `.setting` notification is suppressed.
   var suppressedKeyPaths: [(thread: UnsafeRawPointer, keyPath: AnyKeyPath)] = []
+
+  /// The number of records from which their positions are kept by key path.
+  static var propertyIndexingThreshold: Int { 16 }
+
+  /// Adds the record of a property a recording read, and returns its position, which its
+  /// storage keeps (``ObservedPropertyIndex``).
+  mutating func appendProperty(_ property: ObservedProperty) -> Int {
+    let position = properties.count
+    properties.append(property)
+    if propertyPositions != nil {
+      propertyPositions![ObjectIdentifier(property.keyPath)] = position
+    } else if properties.count >= Self.propertyIndexingThreshold {
+      var positions = [ObjectIdentifier: Int](minimumCapacity: properties.count)
+      var indexed = 0
+      properties.forEachElement { property in
+        positions[ObjectIdentifier(property.keyPath)] = indexed
+        indexed += 1
+      }
+      propertyPositions = positions
+    }
+    return position
+  }
+
+  /// The position of the record whose key path is the instance `keyPath`, if there is one.
+  func position(ofPropertyIdenticalTo keyPath: AnyKeyPath) -> Int? {
+    if let propertyPositions { return propertyPositions[ObjectIdentifier(keyPath)] }
+    return properties.firstPosition { $0.keyPath === keyPath }
+  }
 
   func isSuppressed(_ keyPath: AnyKeyPath, on thread: UnsafeRawPointer) -> Bool {
     suppressedKeyPaths.contains { $0.thread == thread && $0.keyPath.matches(keyPath) }
   }
+}
+
+/// See ``RegistryState/everyRegistration``.
+struct EveryRegistrationCount {
+  /// How many records are concerned by every registration; never 0.
+  var records: Int
+  /// How many sentinels of the registry's list must be told before a set.
+  var needingNotice: Int
 }
 
 /// A manual change between its `willChangeValue(for:)` and its `didChangeValue(for:)`.

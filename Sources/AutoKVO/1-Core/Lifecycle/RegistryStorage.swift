@@ -111,16 +111,18 @@ struct RegistryReference: @unchecked Sendable, Equatable {  // the storage is gu
   func detachObservedSide(of observation: KeyValueObservation) -> (any ObservedSentinel)? {
     let observedFlag = observedFlag
     return withState { state in
-      // Only a snapshot can hold the leaving sentinel (a property that knew it concerned nobody
-      // did not count it). Those are dropped before the removal: one that shares the list's
-      // storage would make the removal copy the whole list. `leaving` keeps every release from
-      // them from being the last one. Looked up only when there is a snapshot to drop, so that
-      // a teardown with none skips the search.
-      if state.hasPropertySnapshot {
+      // The properties it concerns forget it, and their snapshots are dropped before the
+      // removal: one that shares the list's storage would make the removal copy the whole list.
+      // `leaving` keeps every release from them from being the last one. Looked up only when a
+      // record holds something to update, so that a teardown with none skips the search.
+      if state.properties.contains(where: { $0.followsLeavingRegistrations }) {
         guard let leaving = state.incoming.sentinel(of: observation) else { return nil }
-        state.properties.updateEach { $0.registrationsChanged(leaving) }
+        state.registrationWillLeave(leaving, of: observation)
       }
       let removed = state.incoming.remove(sentinelOf: observation)
+      if let removed, state.everyRegistration != nil {
+        state.everyRegistration!.needingNotice -= removed.noticeWeight
+      }
       if state.incoming.isEmpty { autokvo_observed_flag_store_locked(observedFlag, 0) }
       return removed
     }

@@ -79,6 +79,21 @@ struct InlineFirstArray<Element> {
     }
   }
 
+  /// The position of the first element that satisfies `predicate`, which reads each element
+  /// where it lies.
+  func firstPosition(where predicate: (Element) throws -> Bool) rethrows -> Int? {
+    switch head {
+    case .some(let first): if try predicate(first) { return 0 }
+    case .none: return nil
+    }
+    return try tail.firstIndex(where: predicate).map { $0 + 1 }
+  }
+
+  /// Whether an element satisfies `predicate`, which reads each element where it lies.
+  func contains(where predicate: (Element) throws -> Bool) rethrows -> Bool {
+    try firstPosition(where: predicate) != nil
+  }
+
   /// Calls `body` on each element in place, in order.
   mutating func updateEach(_ body: (inout Element) throws -> Void) rethrows {
     if head != nil {

@@ -190,6 +190,10 @@ final class ChainLinkSentinel: ObservedSentinel, ChainLink,
     linkedKeyPaths.contains { $0.matches(keyPath) }
   }
 
+  var isTriggeredByPrimaryKeyPathOnly: Bool {
+    linkedKeyPaths.count == 1
+  }
+
   func willChange(of object: AnyObject, _ change: ChangeDescriptor) -> Any? {
     // A retired link may still be in a change's snapshot: the chain no longer goes through this
     // object, so its changes no longer concern the owner.

@@ -132,6 +132,10 @@ final class HandlerSentinel<Observer: AnyObject, Object: KeyValueObservable, Val
     gate.release()
   }
 
+  var isTriggeredByPrimaryKeyPathOnly: Bool {
+    coldState?.extraTriggers.isEmpty ?? true
+  }
+
   func isTriggered(by keyPath: AnyKeyPath) -> Bool {
     // Unwrapped before comparing: `==` on two optionals goes through the generic `Equatable`
     // witness, `AnyKeyPath`'s own `==` does not.

@@ -81,10 +81,9 @@ extension ObservationRegistry {
     keyPath: AnyKeyPath,
     notifiesAutomatically: Bool
   ) -> ObservedPropertyIndex {
-    let state = stateWhileLocked
-    state.pointee.properties.append(
-      ObservedProperty(keyPath: keyPath, notifiesAutomatically: notifiesAutomatically))
-    return ObservedPropertyIndex(position: state.pointee.properties.count - 1)
+    ObservedPropertyIndex(
+      position: stateWhileLocked.pointee.appendProperty(
+        ObservedProperty(keyPath: keyPath, notifiesAutomatically: notifiesAutomatically)))
   }
 
   // MARK: Automatic changes

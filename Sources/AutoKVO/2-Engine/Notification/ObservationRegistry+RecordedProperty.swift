@@ -19,26 +19,42 @@ extension ObservationRegistry {
   ) -> AnyKeyPath? {
     // A property's record is made only once the registry serves its object (`serves(_:)`): a
     // registry that serves none yet, a new object's, has none, and its lock is not taken.
-    if isServingAnObject, let recorded = recordedPropertyKeyPath(named: keyPath) {
-      return recorded
+    let isServing = isServingAnObject
+    // First by identity: a key path literal in the property's own module is the instance the
+    // getter reports, which the record keeps.
+    if isServing, hasRecord(of: keyPath) {
+      return keyPath
     }
-    guard let entry = ObservedPropertyCatalog.entry(named: keyPath, of: Object.self),
-      serves(object)
-    else { return nil }
-    entry.makeRecord(
-      of: object, in: self,
-      notifiesAutomatically: Object.automaticallyNotifiesObservers(for: entry.keyPath))
-    return entry.keyPath
+    // Then the catalog, which finds the property by the key path's identity after its first
+    // time, and the record by the index the property's storage holds: no key path is compared in
+    // full, however many properties are observed.
+    if let entry = ObservedPropertyCatalog.entry(named: keyPath, of: Object.self) {
+      guard serves(object) else { return nil }
+      if !entry.hasRecord(of: object, in: self) {
+        entry.makeRecord(
+          of: object, in: self,
+          notifiesAutomatically: Object.automaticallyNotifiesObservers(for: entry.keyPath))
+      }
+      return entry.keyPath
+    }
+    // A record the catalog does not know: one made on this object for a property its class
+    // inherits, which the catalog lists under the declaring class.
+    guard isServing else { return nil }
+    return recordedPropertyKeyPath(named: keyPath)
+  }
+
+  /// Whether this registry has a record whose key path is the instance `keyPath`.
+  private func hasRecord(of keyPath: AnyKeyPath) -> Bool {
+    withState { state in state.position(ofPropertyIdenticalTo: keyPath) != nil }
   }
 
   /// The declaration's key path of the property `keyPath` names, when its record is in this
-  /// registry.
+  /// registry: found by comparing key paths in full.
   private func recordedPropertyKeyPath(named keyPath: AnyKeyPath) -> AnyKeyPath? {
     withState { state in
-      // The head first, without an iterator: most objects have one observed property.
-      guard let head = state.properties.head?.keyPath else { return nil }
-      if head.matches(keyPath) { return head }
-      return state.properties.tail.first { $0.keyPath.matches(keyPath) }?.keyPath
+      state.properties.firstPosition { $0.keyPath.matches(keyPath) }.map {
+        state.properties[$0].keyPath
+      }
     }
   }
 }

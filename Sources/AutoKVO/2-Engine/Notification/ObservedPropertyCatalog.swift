@@ -27,6 +27,18 @@ enum ObservedPropertyCatalog {
       self.indexOffset = indexOffset
     }
 
+    /// Whether `object`, whose registry is `registry`, has the property's record: read from the
+    /// index its storage holds, by its address, under the registry's lock.
+    func hasRecord(of object: AnyObject, in registry: ObservationRegistry) -> Bool {
+      let index = self.index(in: object)
+      return registry.withPropertyLock { index.pointee != .none }
+    }
+
+    private func index(in object: AnyObject) -> UnsafeMutablePointer<ObservedPropertyIndex> {
+      (UnsafeMutableRawPointer(Unmanaged.passUnretained(object).toOpaque()) + indexOffset)
+        .assumingMemoryBound(to: ObservedPropertyIndex.self)
+    }
+
     /// Makes the property's record in `registry`, `object`'s, unless it exists, and stores its
     /// index in the property's storage, under the registry's lock. Touches only the index, by its
     /// address: the value beside it is never read. `notifiesAutomatically` is what the object's
@@ -34,9 +46,7 @@ enum ObservedPropertyCatalog {
     func makeRecord(
       of object: AnyObject, in registry: ObservationRegistry, notifiesAutomatically: Bool
     ) {
-      let index =
-        (UnsafeMutableRawPointer(Unmanaged.passUnretained(object).toOpaque())
-        + indexOffset).assumingMemoryBound(to: ObservedPropertyIndex.self)
+      let index = self.index(in: object)
       registry.withPropertyLock {
         if index.pointee == .none {
           index.pointee = registry.makePropertyWhileLocked(
@@ -46,7 +56,36 @@ enum ObservedPropertyCatalog {
     }
   }
 
-  private static let entries = LockedValue<[ObjectIdentifier: [Entry]]>([:])
+  /// The entries of each class, and the key path instances already found to name one.
+  private struct Contents {
+    var entries: [ObjectIdentifier: [Entry]] = [:]
+    /// By the identity of a key path instance that named an entry, compared in full once: a
+    /// registration's key path is usually a literal, one instance for every call of its call
+    /// site, so that finding its property then costs one look-up however many properties its
+    /// class has. The instance is kept, so that its address is never reused by another key path
+    /// while it is a key; a key path names properties of its root class only, which the alias
+    /// records.
+    var aliases: [ObjectIdentifier: Alias] = [:]
+  }
+
+  private struct Alias {
+    let keyPath: AnyKeyPath
+    let someClass: ObjectIdentifier
+    let entry: Entry
+  }
+
+  /// At most this many aliases, so that key paths made anew for every registration (by
+  /// `appending(path:)`) cannot grow the catalog without bound.
+  private static let maximumAliases = 4096
+
+  private static let lock = Lock()
+  /// Guarded by `lock`. Allocated once and never freed; reached through a pointer, so that its
+  /// accesses, all under the lock, cost no run-time exclusivity check.
+  nonisolated(unsafe) private static let contents: UnsafeMutablePointer<Contents> = {
+    let contents = UnsafeMutablePointer<Contents>.allocate(capacity: 1)
+    contents.initialize(to: Contents())
+    return contents
+  }()
 
   /// Whether `someClass` has an entry for `keyPath`: what the getter asks before it makes one.
   @usableFromInline
@@ -57,19 +96,33 @@ enum ObservedPropertyCatalog {
   /// Adds `entry` for `someClass`, unless an entry for its key path is there already.
   @usableFromInline
   static func add(_ entry: Entry, for someClass: AnyClass) {
-    entries.withLock { entries in
-      let known = entries[ObjectIdentifier(someClass), default: []]
-      guard !known.contains(where: { $0.keyPath.matches(entry.keyPath) }) else { return }
-      entries[ObjectIdentifier(someClass)] = known + [entry]
-    }
+    lock.lock()
+    defer { lock.unlock() }
+    let known = contents.pointee.entries[ObjectIdentifier(someClass), default: []]
+    guard !known.contains(where: { $0.keyPath.matches(entry.keyPath) }) else { return }
+    contents.pointee.entries[ObjectIdentifier(someClass)] = known + [entry]
   }
 
   /// The entry of `someClass` whose declaration key path is `keyPath`, if a recording read that
-  /// property on one of its instances. Compares key paths under the catalog's lock; runs no user
-  /// code.
+  /// property on one of its instances. Compares key paths under the catalog's lock, the first
+  /// time an instance of a key path asks; runs no user code.
   static func entry(named keyPath: AnyKeyPath, of someClass: AnyClass) -> Entry? {
-    entries.withLock { entries in
-      entries[ObjectIdentifier(someClass)]?.first { $0.keyPath.matches(keyPath) }
+    lock.lock()
+    defer { lock.unlock() }
+    if let alias = contents.pointee.aliases[ObjectIdentifier(keyPath)],
+      alias.someClass == ObjectIdentifier(someClass)
+    {
+      return alias.entry
     }
+    guard
+      let entry = contents.pointee.entries[ObjectIdentifier(someClass)]?.first(where: {
+        $0.keyPath.matches(keyPath)
+      })
+    else { return nil }
+    if contents.pointee.aliases.count < maximumAliases {
+      contents.pointee.aliases[ObjectIdentifier(keyPath)] = Alias(
+        keyPath: keyPath, someClass: ObjectIdentifier(someClass), entry: entry)
+    }
+    return entry
   }
 }
