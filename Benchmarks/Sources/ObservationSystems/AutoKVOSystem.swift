@@ -185,6 +185,8 @@ public enum AutoKVOSystem {
       + workloadsAmongProperties(1) + workloadsAmongProperties(200)
       + workloadsBesideRegistrations(10, label: "10")
       + workloadsBesideRegistrations(10_000, label: "10,000")
+      + workloadsAmongObserversOfTheProperty(10, label: "10")
+      + workloadsAmongObserversOfTheProperty(1_000, label: "1,000")
   }
 
   static var registrationProbe: RegistrationProbe {

@@ -291,6 +291,40 @@ extension AutoKVOSystem {
     ]
   }
 
+  /// A set of a property that `observers` observe, with or without one more registration made
+  /// before it and ended after it (`label` spells `observers`): the difference is what a
+  /// registration's beginning and end cost the set, which must not grow with `observers`. Not in
+  /// the budget: each set delivers to every observer.
+  static func workloadsAmongObserversOfTheProperty(_ observers: Int, label: String) -> [Workload] {
+    func body(registering: Bool) -> Workload.Body {
+      .repeated {
+        let model = WideModel()
+        let others = (0..<observers).map { _ in Observer() }
+        for observer in others { observe(model, \.p0, by: observer) }
+        set(1, at: \.p0, of: model)
+        let observer = Observer()
+        return { n in
+          withExtendedLifetime(others) {
+            for i in 0..<n {
+              let observation = registering ? observe(model, \.p0, by: observer) : nil
+              set(Double(i), at: \.p0, of: model)
+              observation?.cancel()
+            }
+          }
+        }
+      }
+    }
+    let among = "among \(label) observers of the property"
+    return [
+      Workload(
+        .registrationAndTeardown, .autoKVO, variant: "set, \(among)", body: body(registering: false)
+      ),
+      Workload(
+        .registrationAndTeardown, .autoKVO, variant: "register, set, cancel(), \(among)",
+        body: body(registering: true)),
+    ]
+  }
+
   /// Registering on one property of an object and setting it, then ending the registration,
   /// beside `others` registrations on another property of the same object (`label` spells
   /// `others`): the set builds the property's list, which must not grow with `others`.
