@@ -211,10 +211,10 @@ struct KeyValueObservingRouterTests {
     let router = FakeKeyValueObservingRuntime.makeRouter()
     let object = FakeObservableObject(["score": 0])
     let watcher = Watcher()
-    watcher.observeChoosingEngineWithOwnRegistry(
+    _ = watcher.observeChoosingEngineWithOwnRegistry(
       through: router, object, \.score, keyPathString: nil, [.new], .synchronous
     ) { watcher, _, change in watcher.record(describe(change)) }
-    watcher.observeChoosingEngineWithOwnRegistry(
+    _ = watcher.observeChoosingEngineWithOwnRegistry(
       through: router, object, \.score, keyPathString: "score", [.new], .synchronous
     ) { watcher, _, change in watcher.record("kvo " + describe(change)) }
     object.score = 1
