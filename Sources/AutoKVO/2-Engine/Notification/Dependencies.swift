@@ -75,7 +75,7 @@ struct Dependencies {
   /// address: an optional of a generic type would cost a run-time metadata look-up here) and made
   /// `accesses`; or, when `value` is `nil`, from `recordedKeyPath`, the declaration of the
   /// `@Observed` property of `root`'s own class that `keyPath` names, whose record a recording
-  /// made before (``ObservationRegistry/recordedPropertyKeyPath(named:)``). That way nothing of
+  /// made before (``ObservationRegistry/recordedPropertyKeyPath(named:of:)``). That way nothing of
   /// the property's value is read; declared dependencies still are.
   static func discover<Object: KeyValueObservable, Value>(
     root: Object,

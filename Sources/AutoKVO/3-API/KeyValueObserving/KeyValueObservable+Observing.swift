@@ -186,7 +186,7 @@ extension KeyValueObservable {
   ///
   /// `objectRegistry` is the caller's read of `object`'s registry. `currentValue` is `nil` when
   /// the key path was not evaluated, because it names `recordedKeyPath`, a property whose record
-  /// exists (``ObservationRegistry/recordedPropertyKeyPath(named:)``).
+  /// exists (``ObservationRegistry/recordedPropertyKeyPath(named:of:)``).
   @usableFromInline
   func registerEvaluated<Object: KeyValueObservable, Value>(
     _ object: Object,
