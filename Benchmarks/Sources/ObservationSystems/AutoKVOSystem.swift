@@ -23,6 +23,7 @@ public enum AutoKVOSystem {
   public final class Holder: KeyValueObservable {
     public let observationRegistry = ObservationRegistry()
     @Observed public var leaf = Leaf()
+    @Observed public var optionalLeaf: Leaf? = Leaf()
 
     public init() {}
   }
@@ -44,6 +45,12 @@ public enum AutoKVOSystem {
   @inline(never)
   public static func setValue(_ value: Double, onLeafOf holder: Holder) {
     holder.leaf.value = value
+  }
+
+  /// Sets the value of the holder's optional leaf, through a two-hop chain with an optional hop.
+  @inline(never)
+  public static func setValue(_ value: Double, onOptionalLeafOf holder: Holder) {
+    holder.optionalLeaf?.value = value
   }
 
   @inline(never)
@@ -135,6 +142,21 @@ public enum AutoKVOSystem {
           return { n in
             withExtendedLifetime(observer) {
               for i in 0..<n { setValue(Double(i), onLeafOf: holder) }
+            }
+          }
+        }),
+      Workload(
+        .setWithOneObserver, .autoKVO, variant: "through a two-hop optional chain",
+        body: .repeated {
+          let holder = Holder()
+          let observer = Observer()
+          observer.autoObserve(holder, keyPath: \.optionalLeaf?.value, options: [.old, .new]) {
+            observer, _, change in
+            observer.total &+= Int((change.oldValue! ?? 0) + (change.newValue! ?? 0))
+          }
+          return { n in
+            withExtendedLifetime(observer) {
+              for i in 0..<n { setValue(Double(i), onOptionalLeafOf: holder) }
             }
           }
         }),
