@@ -150,9 +150,15 @@ public final class ObservationRegistry: @unchecked Sendable {  // `state` is gua
 
   /// Runs `update`, which changes what ``ObservedSentinel/isTriggered(by:)`` answers for
   /// `sentinel`, under this registry's lock, and makes the properties whose sets concern the
-  /// sentinel before or after the update rebuild their snapshots.
-  func updateTriggers(of sentinel: some ObservedSentinel, _ update: () -> Void) {
+  /// sentinel before or after the update rebuild their snapshots; unless `isUnchanged`, asked
+  /// first under the lock, answers that the update would change nothing.
+  func updateTriggers(
+    of sentinel: some ObservedSentinel,
+    unlessUnchanged isUnchanged: () -> Bool = { false },
+    _ update: () -> Void
+  ) {
     withState { state in
+      guard !isUnchanged() else { return }
       // Dropping a snapshot releases no sentinel for the last time: `incoming` still holds the
       // sentinel, if anything does, and the others.
       state.triggersWillChangeOrChanged(of: sentinel)

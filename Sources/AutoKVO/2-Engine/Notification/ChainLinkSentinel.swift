@@ -72,15 +72,21 @@ enum ChainLinks {
     with targets: [ChainLinkTarget],
     attach: (ChainLinkTarget) -> any ChainLink
   ) -> (retired: [any ChainLink], attached: [any ChainLink], loadedTargets: [AnyObject?]) {
+    let loadedTargets = links.map(\.currentTarget)
+    // The same links in the same order, the usual case after a change of the chain's last
+    // object: nothing to replace.
+    if links.count == targets.count,
+      links.indices.allSatisfy({ isLink(links[$0], on: loadedTargets[$0], for: targets[$0]) })
+    {
+      return ([], [], loadedTargets)
+    }
     var retired = links
-    let loadedTargets = retired.map(\.currentTarget)
     var retiredTargets = loadedTargets
     var kept: [any ChainLink] = []
     var attached: [any ChainLink] = []
     for target in targets {
       if let index = retired.indices.first(where: {
-        retiredTargets[$0] === target.object && retired[$0].linkedKey == target.key
-          && retired[$0].isLeaf == target.isLeaf
+        isLink(retired[$0], on: retiredTargets[$0], for: target)
       }) {
         kept.append(retired.remove(at: index))
         retiredTargets.remove(at: index)
@@ -92,6 +98,14 @@ enum ChainLinks {
     }
     links = kept
     return (retired, attached, loadedTargets)
+  }
+
+  /// Whether `link`, whose target is `loaded` (loaded from its weak reference), is the link
+  /// `target` needs.
+  private static func isLink(
+    _ link: any ChainLink, on loaded: AnyObject?, for target: ChainLinkTarget
+  ) -> Bool {
+    loaded === target.object && link.linkedKey == target.key && link.isLeaf == target.isLeaf
   }
 }
 

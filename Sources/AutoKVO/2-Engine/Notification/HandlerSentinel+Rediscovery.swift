@@ -51,7 +51,11 @@ extension HandlerSentinel {
       preconditionFailure("links replaced for a registration that does not rediscover")
     }
     let triggers = dependencies.extraRootTriggers
-    root.observationRegistry.updateTriggers(of: self) { coldState.extraTriggers = triggers }
+    // The same instances as before, the usual case after a change of a chain's object: nothing
+    // to update, and no property's snapshot to drop.
+    root.observationRegistry.updateTriggers(
+      of: self, unlessUnchanged: { coldState.extraTriggers.elementsEqual(triggers, by: ===) }
+    ) { coldState.extraTriggers = triggers }
 
     // Under the lifecycle lock; see `ChainLinks.replace` for what is ended and released after it.
     let (retired, attached, targetsLoadedUnderLock) = observation.withLock {
