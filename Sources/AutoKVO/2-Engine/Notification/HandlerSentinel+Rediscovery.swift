@@ -54,8 +54,9 @@ extension HandlerSentinel {
     // The same instances as before, the usual case after a change of a chain's object: nothing
     // to update, and no property's snapshot to drop.
     root.observationRegistry.updateTriggers(
-      of: self, unlessUnchanged: { coldState.extraTriggers.elementsEqual(triggers, by: ===) }
-    ) { coldState.extraTriggers = triggers }
+      of: self,
+      unlessUnchanged: { coldState.extraTriggers.elementsEqual(triggers, by: ===) },
+      { coldState.extraTriggers = triggers })
 
     // Under the lifecycle lock; see `ChainLinks.replace` for what is ended and released after it.
     let (retired, attached, targetsLoadedUnderLock) = observation.withLock {
