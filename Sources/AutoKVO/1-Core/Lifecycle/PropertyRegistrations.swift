@@ -10,7 +10,7 @@ enum PropertyRegistrations {
   case unknown
   /// Every registration in the registry's list: the snapshot shares the list's storage, and
   /// those that must be told before a set are the registry's count of them
-  /// (``RegistryState/incomingNeedingNotice``).
+  /// (``RegistryState/everyRegistration``).
   case everyRegistration
   /// These registrations only, in registration order.
   case only(PropertyRegistrationList)
@@ -183,7 +183,7 @@ extension RegistryState {
   /// ``incoming``: the properties it triggers forget it and drop their snapshots, so that the
   /// removal does not copy a list a snapshot shares. The caller skips it while no record holds
   /// anything to update (``ObservedProperty/followsLeavingRegistrations``), and counts the
-  /// removal in ``incomingNeedingNotice``.
+  /// removal in ``everyRegistration``.
   mutating func registrationWillLeave(
     _ sentinel: any ObservedSentinel, of observation: KeyValueObservation
   ) {
