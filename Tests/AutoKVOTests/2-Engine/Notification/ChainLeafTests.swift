@@ -45,6 +45,55 @@ struct ChainLeafTests {
     #expect(spot.observationRegistry.observerCount == 0)
   }
 
+  @Test("Observer freed first: a set of the leaf delivers nothing, and the leaf keeps no link")
+  func observerFreedFirst() {
+    let rex = Dog("Rex")
+    let owner = Owner(pet: rex)
+    var watcher: Watcher? = Watcher()
+    let observation = watcher!.autoObserve(owner, keyPath: \.pet.name) { w, _, c in
+      w.record(describe(c))
+    }
+    rex.name = "Max"
+    #expect(watcher!.log == ["setting Rex->Max"])
+    watcher = nil
+    #expect(observation.endReason == .observerDeallocated)
+    #expect(rex.observationRegistry.observerCount == 0)
+    rex.name = "Bo"
+    withExtendedLifetime(owner) {}
+  }
+
+  @Test("Root freed first: a set of the leaf delivers nothing, and the leaf keeps no link")
+  func rootFreedFirst() {
+    let rex = Dog("Rex")
+    var owner: Owner? = Owner(pet: rex)
+    let watcher = Watcher()
+    let observation = watcher.autoObserve(owner!, keyPath: \.pet.name) { w, _, c in
+      w.record(describe(c))
+    }
+    owner = nil
+    #expect(observation.endReason == .observedDeallocated)
+    rex.name = "Max"
+    #expect(watcher.log.isEmpty)
+    #expect(rex.observationRegistry.observerCount == 0)
+  }
+
+  @Test("A handler that cancels inside a leaf set: that set delivered once, the next ones not")
+  func cancelInsideLeafSet() {
+    let rex = Dog("Rex")
+    let owner = Owner(pet: rex)
+    let watcher = Watcher()
+    let handle = Box<KeyValueObservation>()
+    handle.value = watcher.autoObserve(owner, keyPath: \.pet.name) { w, _, c in
+      w.record(describe(c))
+      handle.value?.cancel()
+    }
+    rex.name = "Max"
+    rex.name = "Bo"
+    #expect(watcher.log == ["setting Rex->Max"])
+    #expect(rex.observationRegistry.observerCount == 0)
+    withExtendedLifetime(owner) {}
+  }
+
   @Test("A computed last hop is read again: its value is delivered, not the stored property's")
   func computedLastHop() {
     let owner = Owner(pet: Dog("Rex"))
