@@ -10,6 +10,11 @@ struct RegistryState {
   var outgoing = OutgoingSentinels()
   /// Manual `willChangeValue(for:)` calls awaiting their `didChangeValue(for:)`.
   var pendingChanges: [PendingChange] = []
+  /// The key paths the object has notified by hand (`willChangeValue(for:)`), each once, in the
+  /// order first notified: the hops of a chain its class notifies by hand, which a registration
+  /// follows (`Dependencies.followUnobservedHops(root:)`). Only grows, as the class's own code
+  /// names them; empty for an object never notified by hand.
+  var manuallyNotifiedKeyPaths: [AnyKeyPath] = []
   /// The ``ObservedProperty`` of each of the object's `@Observed` properties that a registration
   /// has read, in the order they were first read; each property's storage holds its position
   /// (``ObservedPropertyIndex``). Only grows. Inline-first: most objects have one observed

@@ -2,7 +2,6 @@
 protocol ChainLinkOwner: AnyObject {
   func linkedObjectWillChange() -> Any?
   func linkedObjectDidChange(token: Any?)
-  func linkedObjectIsDeallocating()
   /// A set of the chain's leaf, whose values are the chain's own (``ChainLinkSentinel``'s
   /// `forwardsSetterValues`): the owner delivers them as they are, reading nothing.
   func linkedLeafDidSet(values: SetterValues)
@@ -40,15 +39,25 @@ enum ChainLinkKey: Equatable {
   case properties([AnyKeyPath])
   /// One key of an object observed with Foundation's key-value observing.
   case foundationKey(String)
+  /// The manual changes of an engine object from which the path reaches `reaching` (or goes on
+  /// through a hop that is `nil` now) through a read no `@Observed` property explains
+  /// (``HandNotifiedHopWatch``).
+  case manualChanges(reaching: AnyObject?)
+
+  static func == (first: ChainLinkKey, second: ChainLinkKey) -> Bool {
+    switch (first, second) {
+    case (.properties(let first), .properties(let second)): first == second
+    case (.foundationKey(let first), .foundationKey(let second)): first == second
+    case (.manualChanges(let first), .manualChanges(let second)): first === second
+    default: false
+    }
+  }
 }
 
 /// One link a chain needs after an evaluation: an object and what of it to observe.
 struct ChainLinkTarget {
   let object: AnyObject
   let key: ChainLinkKey
-  /// Whether a stored property that is not `@Observed` holds `object` strongly on the path: the
-  /// object then dies when that property is replaced, inside the write (``ChainLinkSentinel``).
-  var isHeldByPlainStoredProperty = false
   /// Whether the chain is nothing but `@Observed` stored properties and `key` is its last one
   /// (``Dependencies/markLeaf(of:accesses:)``): a set of it changes the chain's value by what it
   /// stores, and nothing else about the chain.
@@ -114,10 +123,13 @@ enum ChainLinks {
 /// registration that owns it.
 ///
 /// Its owner ends it when the chain no longer reaches its object, or when the owner itself ends;
-/// the intermediate object's registry ends it when that object is deallocated, and the owner then
-/// evaluates its key path again. It has no observer side.
+/// the intermediate object's registry ends it when that object is deallocated. The path is not read
+/// then: an object held by a declared hop dies only after its replacement was notified (or, held by
+/// an `@ObservedWeak` property, its death is that property's change), and reading the path from
+/// inside a write of a plain property that held it would be an exclusivity violation. The owner
+/// evaluates its path again at the next change of a hop before the object. It has no observer side.
 final class ChainLinkSentinel: ObservedSentinel, ChainLink,
-  @unchecked Sendable  // immutable but a flag its lifecycle lock guards; weak loads are atomic
+  @unchecked Sendable  // immutable; weak loads are atomic
 {
   let observation: KeyValueObservation
 
@@ -137,12 +149,6 @@ final class ChainLinkSentinel: ObservedSentinel, ChainLink,
   /// The key paths of `target` this link forwards; the first is its primary key path.
   private let linkedKeyPaths: [AnyKeyPath]
 
-  /// Whether a stored property that is not `@Observed` holds `target` strongly on the path
-  /// (``Dependencies/findPlainStoredHops(root:)``): known when the link is attached, or, for a link
-  /// attached after a change, marked right after (``markHeldByPlainStoredProperty()``). Guarded by
-  /// the link's lifecycle lock (`observation.withLock`).
-  private var isHeldByPlainStoredProperty: Bool
-
   let isLeaf: Bool
 
   /// Whether a set of the linked property hands its values to the owner as the chain's own
@@ -154,7 +160,6 @@ final class ChainLinkSentinel: ObservedSentinel, ChainLink,
   private init(
     target: any KeyValueObservable,
     keyPaths: [AnyKeyPath],
-    isHeldByPlainStoredProperty: Bool,
     isLeaf: Bool,
     forwardsSetterValues: Bool,
     owner: any ChainLinkOwner
@@ -163,7 +168,6 @@ final class ChainLinkSentinel: ObservedSentinel, ChainLink,
     self.target = target
     self.owner = owner
     self.linkedKeyPaths = keyPaths
-    self.isHeldByPlainStoredProperty = isHeldByPlainStoredProperty
     self.isLeaf = isLeaf
     self.forwardsSetterValues = forwardsSetterValues
   }
@@ -173,7 +177,6 @@ final class ChainLinkSentinel: ObservedSentinel, ChainLink,
   static func attach(
     to target: any KeyValueObservable,
     keyPaths: [AnyKeyPath],
-    isHeldByPlainStoredProperty: Bool,
     isLeaf: Bool = false,
     forwardsSetterValues: Bool = false,
     owner: any ChainLinkOwner
@@ -181,8 +184,7 @@ final class ChainLinkSentinel: ObservedSentinel, ChainLink,
     precondition(isLeaf || !forwardsSetterValues, "only a leaf's link forwards setter values")
     let registry = target.observationRegistry
     let link = ChainLinkSentinel(
-      target: target, keyPaths: keyPaths,
-      isHeldByPlainStoredProperty: isHeldByPlainStoredProperty, isLeaf: isLeaf,
+      target: target, keyPaths: keyPaths, isLeaf: isLeaf,
       forwardsSetterValues: forwardsSetterValues, owner: owner)
     link.observation.attach(link, to: registry, observerRegistry: nil)
     return link
@@ -244,20 +246,5 @@ final class ChainLinkSentinel: ObservedSentinel, ChainLink,
   private func didSetLeaf(_ values: SetterValues) {
     guard observation.isActive else { return }
     owner?.linkedLeafDidSet(values: values)
-  }
-
-  /// Records that a stored property that is not `@Observed` holds the target strongly.
-  func markHeldByPlainStoredProperty() {
-    observation.withLock { isHeldByPlainStoredProperty = true }
-  }
-
-  func observedObjectIsDeallocating() {
-    observation.end(.observedDeallocated)
-    // A target a plain stored property held strongly dies when that property is replaced, inside
-    // the write to it: reading the path again here would access the property during its own write,
-    // a fatal exclusivity violation. Its replacement is not seen, as registration's diagnostic
-    // said; the path is read again at its next change that is seen.
-    guard !observation.withLock({ isHeldByPlainStoredProperty }) else { return }
-    owner?.linkedObjectIsDeallocating()
   }
 }

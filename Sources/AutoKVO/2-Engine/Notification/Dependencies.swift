@@ -16,27 +16,24 @@ struct Dependencies {
   /// object's class, which that class may override with a computed property: the key path then
   /// reads what the override returns, not what the setter stores, so it is read around each set.
   var mayReadThroughOverride = false
-  /// The reads the evaluation recorded, kept when there are links, for
-  /// ``findPlainStoredHops(root:)``, which a rediscovery asks only when it attaches a link.
-  var evaluationAccesses: [DependencyRecorder.Access] = []
-  /// Whether ``findPlainStoredHops(root:)`` ran: the links' ``LinkTarget/plainStoredHop`` are
-  /// known.
-  var plainStoredHopsAreFound = false
+  /// The hops of the path that no `@Observed` read explains (``unobservedHops(in:root:value:)``),
+  /// and for each whether a property its holder notifies by hand resolved it.
+  var unobservedHops: [UnobservedHop] = []
 
   struct LinkTarget {
     let object: any KeyValueObservable
     var keyPaths: [AnyKeyPath]
-    /// The stored property that is not `@Observed` through which the path reaches `object`, and
-    /// that holds it strongly, as `Type.property`; `nil` when there is none
-    /// (``findPlainStoredHops(root:)``).
-    var plainStoredHop: String? = nil
     /// Whether the one key path of `object` the chain reads is its leaf (``markLeaf(of:accesses:)``).
     var isLeaf = false
+    /// For a link that watches `object`'s manual changes for an unobserved hop of the path
+    /// (``HandNotifiedHopWatch``): the hop. `nil` for a link on `keyPaths`.
+    var watchedHop: UnobservedHop? = nil
 
     var chainLinkTarget: ChainLinkTarget {
-      ChainLinkTarget(
-        object: object, key: .properties(keyPaths),
-        isHeldByPlainStoredProperty: plainStoredHop != nil, isLeaf: isLeaf)
+      if let watchedHop {
+        return ChainLinkTarget(object: object, key: .manualChanges(reaching: watchedHop.object))
+      }
+      return ChainLinkTarget(object: object, key: .properties(keyPaths), isLeaf: isLeaf)
     }
   }
 
@@ -115,10 +112,14 @@ struct Dependencies {
     if isInherited {
       pending += type(of: root).keyPathsForValuesAffecting(posted)
     }
+    // The reads of each declared key path's evaluation, apart: each is a path of its own.
+    var declaredBatches: [(value: Any, accesses: [DependencyRecorder.Access])] = []
     while let declared = pending.popLast() {
       guard !dependencies.isRootTrigger(declared) else { continue }
       dependencies.extraRootTriggers.append(declared)
-      accesses += DependencyRecorder.record { root[keyPath: declared] as Any }.accesses
+      let batch = DependencyRecorder.record { root[keyPath: declared] as Any }
+      accesses += batch.accesses
+      declaredBatches.append((batch.result, batch.accesses))
       pending += type(of: root).keyPathsForValuesAffecting(declared)
     }
 
@@ -126,11 +127,21 @@ struct Dependencies {
     for access in accesses {
       dependencies.add(access, root: root)
     }
-    if !dependencies.links.isEmpty {
-      dependencies.evaluationAccesses = firstAccesses
-      if value != nil, declaredDependencies.isEmpty, !isInherited {
-        dependencies.markLeaf(of: keyPath, accesses: firstAccesses)
+    if !dependencies.links.isEmpty, value != nil, declaredDependencies.isEmpty, !isInherited {
+      dependencies.markLeaf(of: keyPath, accesses: firstAccesses)
+    }
+    if let value, declared == nil {
+      dependencies.unobservedHops = unobservedHops(in: firstAccesses, root: root) {
+        DependencyRecorder.ReturnedValue(of: value.pointee)
       }
+    }
+    for batch in declaredBatches {
+      dependencies.unobservedHops += unobservedHops(in: batch.accesses, root: root) {
+        DependencyRecorder.ReturnedValue(of: batch.value)
+      }
+    }
+    if !dependencies.unobservedHops.isEmpty {
+      dependencies.followUnobservedHops(root: root)
     }
     return dependencies
   }
@@ -238,7 +249,7 @@ struct Dependencies {
   }
 
   /// Whether changes of `keyPath` of the observed object concern the registration.
-  private func isRootTrigger(_ keyPath: AnyKeyPath) -> Bool {
+  func isRootTrigger(_ keyPath: AnyKeyPath) -> Bool {
     keyPath.matches(postedKeyPath) || extraRootTriggers.contains { $0.matches(keyPath) }
   }
 

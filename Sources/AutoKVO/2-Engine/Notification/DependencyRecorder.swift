@@ -17,6 +17,42 @@ enum DependencyRecorder {
     /// The read property's identity in its object: what a diagnostic names it by
     /// (`PropertyNames`); `none` for a property that is not `@Observed`.
     let property: ObservedPropertyIndex
+    /// What the read returned, as far as a chain goes on from it: the object, or whether a value
+    /// that may hold one (``Dependencies/unobservedHops(in:root:)``).
+    let returned: ReturnedValue
+  }
+
+  /// What an `@Observed` read returned, for telling which objects an evaluation reached through
+  /// declared hops.
+  @usableFromInline
+  enum ReturnedValue {
+    /// An object, or an optional that holds one: the read is the hop to it.
+    case object(AnyObject)
+    /// A value that may hold references (a struct, a collection, an enum, a string): a chain may
+    /// go on through one of its members, which replacing the property replaces.
+    case compositeValue
+    /// An optional that is `nil`: a chain through it goes no further for now.
+    case none
+    /// A value of a trivial type, which holds no reference: nothing is reached through it.
+    case noReference
+
+    /// Classifies `value` by its dynamic type; runs only while recording.
+    @usableFromInline
+    init<Value>(of value: Value) {
+      // A trivial type holds no reference at all; a trivial optional's `nil` is still `nil`.
+      if _isPOD(Value.self), !(Value.self is any OptionalReturnedValue.Type) {
+        self = .noReference
+        return
+      }
+      let boxed = value as Any
+      if type(of: boxed) is AnyClass {
+        self = .object(boxed as AnyObject)
+      } else if let optional = boxed as? any OptionalReturnedValue {
+        self = optional.returnedValue
+      } else {
+        self = .compositeValue
+      }
+    }
   }
 
   /// Evaluates `body` while recording the `@Observed` reads it makes on this thread.
@@ -67,13 +103,30 @@ enum DependencyRecorder {
 
   /// Records a read of `keyPath` of `object` in this thread's recording, if there is one.
   @usableFromInline
-  static func noteAccessWhileRecording(
+  static func noteAccessWhileRecording<Value>(
     object: any KeyValueObservable,
     keyPath: AnyKeyPath,
-    property: ObservedPropertyIndex
+    property: ObservedPropertyIndex,
+    value: Value
   ) {
     guard let raw = autokvo_thread_recorder() else { return }  // another thread is recording
     raw.assumingMemoryBound(to: [Access].self).pointee.append(
-      Access(object: object, keyPath: keyPath, property: property))
+      Access(
+        object: object, keyPath: keyPath, property: property,
+        returned: ReturnedValue(of: value)))
+  }
+}
+
+/// An optional, asked what it wraps without naming its wrapped type.
+@usableFromInline
+protocol OptionalReturnedValue {
+  var returnedValue: DependencyRecorder.ReturnedValue { get }
+}
+
+extension Optional: OptionalReturnedValue {
+  @usableFromInline
+  var returnedValue: DependencyRecorder.ReturnedValue {
+    guard case .some(let wrapped) = self else { return .none }
+    return DependencyRecorder.ReturnedValue(of: wrapped)
   }
 }

@@ -22,21 +22,6 @@ extension HandlerSentinel {
     deliverSet(of: root, values)
   }
 
-  func linkedObjectIsDeallocating() {
-    // An object the key path went through is gone (it was referenced weakly): the path now
-    // evaluates differently, typically to nil. Its old value cannot be read any more.
-    guard let root else { return }
-    if evaluatesWhereHandlerRuns {
-      // Where the handler runs, the value the last evaluation read is still the old value.
-      schedulePriorCall(collection: nil)
-      return scheduleReevaluation(collection: nil)
-    }
-    if options.contains(.prior) {
-      deliver(KeyValueChange(kind: .setting, isPrior: true))
-    }
-    didChange(root: root, collection: nil, token: nil)
-  }
-
   /// Whether the link on the chain's leaf hands this registration the leaf's setter values
   /// (``ChainLinkSentinel``): when the handler runs on the setting thread and wants no prior call,
   /// which reads the value before the change.
@@ -59,42 +44,27 @@ extension HandlerSentinel {
       { coldState.extraTriggers = triggers })
 
     // Under the lifecycle lock; see `ChainLinks.replace` for what is ended and released after it.
-    let (retired, attached, targetsLoadedUnderLock) = observation.withLock {
+    let (retired, _, targetsLoadedUnderLock) = observation.withLock {
       ChainLinks.replace(&coldState.links, with: dependencies.links.map(\.chainLinkTarget)) {
-        target in
-        guard case .properties(let keyPaths) = target.key,
-          let object = target.object as? any KeyValueObservable
-        else { preconditionFailure("an engine chain links engine objects only: \(target)") }
-        return ChainLinkSentinel.attach(
-          to: object, keyPaths: keyPaths,
-          isHeldByPlainStoredProperty: target.isHeldByPlainStoredProperty, isLeaf: target.isLeaf,
-          forwardsSetterValues: target.isLeaf && forwardsLeafSetterValues, owner: self)
+        target -> any ChainLink in
+        guard let object = target.object as? any KeyValueObservable else {
+          preconditionFailure("an engine chain links engine objects only: \(target)")
+        }
+        switch target.key {
+        case .properties(let keyPaths):
+          return ChainLinkSentinel.attach(
+            to: object, keyPaths: keyPaths, isLeaf: target.isLeaf,
+            forwardsSetterValues: target.isLeaf && forwardsLeafSetterValues, owner: self)
+        case .manualChanges(let reached):
+          return HandNotifiedHopWatch.attach(to: object, reaching: reached, owner: self)
+        case .foundationKey:
+          preconditionFailure("an engine chain links engine objects only: \(target)")
+        }
       }
     }
     withExtendedLifetime(targetsLoadedUnderLock) {}
     for link in retired {
       link.observation.end(.cancelled)
-    }
-    if !attached.isEmpty, !dependencies.plainStoredHopsAreFound {
-      markPlainStoredHops(of: attached, with: dependencies, root: root)
-    }
-  }
-
-  /// Searches the objects of links attached after a change for plain stored hops
-  /// (``Dependencies/findPlainStoredHops(root:)``), and marks the links so held. Only then: a link
-  /// keeps what was found for it, so a change that reaches no new object searches nothing.
-  private func markPlainStoredHops(
-    of attached: [any ChainLink],
-    with dependencies: Dependencies,
-    root: Object
-  ) {
-    var dependencies = dependencies
-    dependencies.findPlainStoredHops(root: root)
-    for case let link as ChainLinkSentinel in attached {
-      guard let target = link.currentTarget else { continue }
-      if dependencies.links.contains(where: { $0.object === target && $0.plainStoredHop != nil }) {
-        link.markHeldByPlainStoredProperty()
-      }
     }
   }
 }

@@ -1,5 +1,5 @@
 // Registration: the one entry point from `autoObserve` and its siblings into the sentinel, and the
-// diagnostics for a key path that can never notify and for a chain through a plain stored property.
+// diagnostics for a key path that can never notify and for a chain through an unobserved hop.
 
 extension HandlerSentinel {
   /// Registers `changeHandler`, behind its adapter (see `HandlerInput`), for changes of `keyPath`
@@ -27,12 +27,9 @@ extension HandlerSentinel {
     recordedKeyPath: AnyKeyPath?,
     site: RegistrationSite?
   ) -> KeyValueObservation {
-    var dependencies = Dependencies.discover(
+    let dependencies = Dependencies.discover(
       root: object, keyPath: keyPath, value: currentValue, accesses: accesses,
       recordedKeyPath: recordedKeyPath)
-    if !dependencies.links.isEmpty {
-      dependencies.findPlainStoredHops(root: object)
-    }
     if currentValue == nil, dependencies.needsRediscovery {
       // Declared dependencies: the key path is evaluated again after each change, starting from
       // the value it has now.
@@ -43,7 +40,10 @@ extension HandlerSentinel {
         handler: handler, currentValue: &value, accesses: accesses, recordedKeyPath: nil,
         site: site)
     }
-    if dependencies.isEmpty && type(of: object).automaticallyNotifiesObservers(for: keyPath) {
+    let notifiesAutomatically =
+      (dependencies.isEmpty || dependencies.reportedUnobservedHop != nil)
+      && type(of: object).automaticallyNotifiesObservers(for: keyPath)
+    if dependencies.isEmpty && notifiesAutomatically {
       // A key path that reads no @Observed property is computed (or a plain stored property):
       // when it cannot be named, the registration is told by its types and value type.
       ObservationDiagnostics.reportKeyPathNeverNotifies(
@@ -54,10 +54,9 @@ extension HandlerSentinel {
           + "reads @Observed, or return false from automaticallyNotifiesObservers(for:) for it if "
           + "you notify it by hand.")
     }
-    for link in dependencies.links {
-      if let hop = link.plainStoredHop {
-        reportPlainStoredHop(hop, to: link.object, of: object, site: site)
-      }
+    if notifiesAutomatically, let hop = dependencies.reportedUnobservedHop, let reached = hop.object
+    {
+      reportUnobservedHop(to: reached, keyPath: keyPath, of: object, site: site)
     }
     // `self`, the metatype the caller passed, rather than the type's name: naming the generic
     // type here would look its metadata up at run time.
@@ -76,22 +75,26 @@ extension HandlerSentinel {
     return observation
   }
 
-  /// Reports a chain that reaches `target` through `hop`, a stored property that is not
-  /// `@Observed` (``Dependencies/findPlainStoredHops(root:)``).
-  private static func reportPlainStoredHop(
-    _ hop: String,
+  /// Reports a chain that reaches `target` through a hop that no `@Observed` read explains and no
+  /// manual change of its holder has shown (``Dependencies/reportedUnobservedHop``).
+  private static func reportUnobservedHop(
     to target: AnyObject,
+    keyPath: KeyPath<Object, Value>,
     of object: Object,
     site: RegistrationSite?
   ) {
+    let reached: AnyObject.Type = type(of: target)
     ObservationDiagnostics.report(
       .unobservedIntermediate,
-      "autoObserve(_:keyPath:) of \(type(of: object)) by \(Observer.self)\(site.diagnosticSuffix) "
-        + "reaches \(type(of: target)) through \(hop), a stored property that is not @Observed: "
-        + "replacing it is not seen. When it is replaced, the registration stops observing the "
-        + "\(type(of: target)) it held and reads the path again only when another property on "
-        + "the path changes. Mark \(hop) @Observed if it can be replaced; if it is a constant, "
-        + "nothing is missed."
+      "autoObserve(_:keyPath: \(keyPath)) of \(type(of: object)) by "
+        + "\(Observer.self)\(site.diagnosticSuffix) reaches \(reached) through a hop that is not "
+        + "observed (a stored property that is not @Observed, a member of a plain struct or "
+        + "tuple, an element of a plain collection, or a computed property over one): replacing "
+        + "what leads to the \(reached) is not seen, and the registration goes on observing the "
+        + "\(reached) it reached until another change on the path is seen. Mark the hop "
+        + "@Observed, or @ObservedWeak for a weak reference; if it is a constant (a let), nothing "
+        + "is missed. A hop its class notifies by hand (willChangeValue(for:) and "
+        + "didChangeValue(for:)) is followed from its first manual change."
     )
   }
 

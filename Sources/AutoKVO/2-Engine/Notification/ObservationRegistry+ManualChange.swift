@@ -13,7 +13,17 @@ extension ObservationRegistry {
       notifications: notifications,
       inheritedNotifications: inherited
     )
-    withState { $0.pendingChanges.append(pending) }
+    withState { state in
+      state.pendingChanges.append(pending)
+      if !state.manuallyNotifiedKeyPaths.contains(where: { $0.matches(descriptor.keyPath) }) {
+        state.manuallyNotifiedKeyPaths.append(descriptor.keyPath)
+      }
+    }
+  }
+
+  /// The key paths this registry's object has notified by hand, in the order first notified.
+  var manuallyNotifiedKeyPaths: [AnyKeyPath] {
+    withState { $0.manuallyNotifiedKeyPaths }
   }
 
   /// Completes the innermost pending manual change of `keyPath` on this thread, or reports a

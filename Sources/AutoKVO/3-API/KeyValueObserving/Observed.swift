@@ -200,7 +200,8 @@ public struct Observed<Value> {
       }
     }
     DependencyRecorder.noteAccessWhileRecording(
-      object: object, keyPath: wrappedKeyPath, property: property)
+      object: object, keyPath: wrappedKeyPath, property: property,
+      value: object[keyPath: storageKeyPath].storedValue)
   }
 }
 

@@ -1,6 +1,14 @@
 import Foundation
 import _AutoKVOShims
 
+/// The owner of ``FoundationChainLink``s. Foundation's key-value observing does not tell when an
+/// object on the path that a `weak` property held is deallocated, so a link whose object dies
+/// tells its owner, which reads the path again: a path of Foundation keys is read with key-value
+/// coding, outside any Swift property's write.
+protocol FoundationChainLinkOwner: ChainLinkOwner {
+  func linkedObjectIsDeallocating()
+}
+
 /// A link of a chain through an object observed with Foundation's key-value observing: one
 /// registration for one key of that object, with no observer side, which forwards the key's
 /// changes to the chain's owner.
@@ -19,7 +27,7 @@ final class FoundationChainLink: ExternallyNotifiedSentinel, ChainLink, @uncheck
 
   /// Weak: the owner holds its links strongly and ends them from its `deinit`; a notification
   /// may reach a link while its owner is being deallocated, and is then dropped.
-  private weak var owner: (any ChainLinkOwner)?
+  private weak var owner: (any FoundationChainLinkOwner)?
 
   private let key: String
 
@@ -36,7 +44,7 @@ final class FoundationChainLink: ExternallyNotifiedSentinel, ChainLink, @uncheck
   private let pendingTokens = LockedValue<[(thread: UnsafeRawPointer, token: Any?)]>([])
 
   private init(
-    target: AnyObject, key: String, owner: any ChainLinkOwner,
+    target: AnyObject, key: String, owner: any FoundationChainLinkOwner,
     platform: any FoundationKeyObserving
   ) {
     self.target = target
@@ -58,7 +66,7 @@ final class FoundationChainLink: ExternallyNotifiedSentinel, ChainLink, @uncheck
   static func attach(
     to object: AnyObject,
     key: String,
-    owner: any ChainLinkOwner,
+    owner: any FoundationChainLinkOwner,
     platform: any FoundationKeyObserving
   ) -> FoundationChainLink {
     let link = FoundationChainLink(target: object, key: key, owner: owner, platform: platform)

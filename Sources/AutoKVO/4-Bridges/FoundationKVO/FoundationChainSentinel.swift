@@ -19,7 +19,7 @@
 // handler runs where `delivery` says.
 final class FoundationChainSentinel<Observer: AnyObject, Root: AnyObject, Value>:
   ExternallyNotifiedSentinel,
-  ChainLinkOwner, @unchecked Sendable
+  FoundationChainLinkOwner, @unchecked Sendable
 {
   let observation = KeyValueObservation()
 
@@ -154,7 +154,7 @@ final class FoundationChainSentinel<Observer: AnyObject, Root: AnyObject, Value>
 
   // MARK: ObservedSentinel: no change the engine posts concerns it.
 
-  // MARK: ChainLinkOwner
+  // MARK: FoundationChainLinkOwner
 
   func linkedObjectWillChange() -> Any? {
     guard options.contains(.old) || options.contains(.prior) else { return nil }
@@ -229,9 +229,12 @@ final class FoundationChainSentinel<Observer: AnyObject, Root: AnyObject, Value>
           guard let object = target.object as? any KeyValueObservable else {
             preconditionFailure("an engine link on an object that is not observable: \(target)")
           }
-          return ChainLinkSentinel.attach(
-            to: object, keyPaths: keyPaths,
-            isHeldByPlainStoredProperty: target.isHeldByPlainStoredProperty, owner: self)
+          return ChainLinkSentinel.attach(to: object, keyPaths: keyPaths, owner: self)
+        case .manualChanges(let reached):
+          guard let object = target.object as? any KeyValueObservable else {
+            preconditionFailure("an engine link on an object that is not observable: \(target)")
+          }
+          return HandNotifiedHopWatch.attach(to: object, reaching: reached, owner: self)
         }
       }
     }

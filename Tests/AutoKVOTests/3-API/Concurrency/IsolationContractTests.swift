@@ -343,11 +343,14 @@ struct DeliveryRoutingTests {
   }
 }
 
-/// A model whose computed property reads through a weak reference and records where its getter
-/// ran.
+/// A model whose computed property reads through a weak reference that it notifies by hand, and
+/// records where its getter ran.
 final class Spotlight: KeyValueObservable, @unchecked Sendable {  // `getterThreads` is locked
   let observationRegistry = ObservationRegistry()
-  weak var star: Person?
+  weak var star: Person? {
+    willSet { willChangeValue(for: \.star) }
+    didSet { didChangeValue(for: \.star) }
+  }
   private let lock = NSLock()
   private var getterPlacements: [Bool] = []
 
@@ -364,11 +367,11 @@ final class Spotlight: KeyValueObservable, @unchecked Sendable {  // `getterThre
 struct KeyPathPlacementTests {
   @MainActor
   @Test(
-    "A main-actor registration's computed key path is evaluated again on the main actor when an object it reads weakly dies on another thread"
+    "A main-actor registration's computed key path is evaluated again on the main actor when the hand-notified weak hop it reads through is replaced on another thread"
   )
   func reevaluatedOnMainActor() async {
     let spotlight = Spotlight()
-    var star: Person? = Person(name: "Ann")
+    let star = Person(name: "Ann")
     spotlight.star = star
     let journal = MainJournal()
     let badge = MainBadge("b", journal: journal)
@@ -377,11 +380,9 @@ struct KeyPathPlacementTests {
       badge.journal.append("\(change.oldValue!)->\(change.newValue!)")
     }
     #expect(spotlight.getterRanOnMainQueue == [true])
-    let handoff = Handoff(star!)
-    star = nil
     await withCheckedContinuation { continuation in
       Thread.detachNewThread {
-        handoff.release()
+        spotlight.star = nil
         continuation.resume()
       }
     }
