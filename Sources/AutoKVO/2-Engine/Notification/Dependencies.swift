@@ -151,9 +151,14 @@ struct Dependencies {
   /// key path's value is then the last property's value, and no other read depends on it, so a set
   /// of that property changes the value by exactly what the set stored, and changes nothing about
   /// which objects the chain goes through. A computed property anywhere on the path, an optional
-  /// chain, or a property read twice does not compose to `keyPath`, and is not marked.
+  /// chain, or a property read twice does not compose to `keyPath`, and is not marked; nor is a
+  /// leaf object of a subclass of the class that declares the property, which may override it.
   private mutating func markLeaf(of keyPath: AnyKeyPath, accesses: [DependencyRecorder.Access]) {
     guard accesses.count >= 2, let leaf = accesses.last,
+      // The root's guard (`mayReadThroughOverride`), applied to the leaf: an object of a subclass
+      // of the property's declaring class may override it, and the key path then reads what the
+      // override returns, not what the setter stores.
+      ObjectIdentifier(type(of: leaf.object)) == ObjectIdentifier(type(of: leaf.keyPath).rootType),
       let index = links.firstIndex(where: { $0.object === leaf.object }),
       links[index].keyPaths.count == 1
     else { return }

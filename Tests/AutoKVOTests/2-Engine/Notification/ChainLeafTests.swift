@@ -154,4 +154,41 @@ struct ChainLeafTests {
         "setting Optional(\"Rex\")->Optional(\"Max\")", "setting Optional(\"Max\")->nil",
       ])
   }
+
+  @Test(
+    "A leaf object whose class overrides the property is delivered what the key path reads, not what the setter stores"
+  )
+  func leafOverride() {
+    let canvas = OverrideCanvas()
+    let watcher = Watcher()
+    watcher.autoObserve(canvas, keyPath: \.shape.size, options: [.old, .new]) { w, canvas, change in
+      w.record("\(describe(change)) reads \(canvas.shape.size)")
+    }
+    canvas.shape.size = 70
+    canvas.shape = StoredShape()
+    canvas.shape.size = 5
+    #expect(
+      watcher.log == [
+        "setting 10->70 reads 70", "setting 70->1 reads 1", "setting 1->5 reads 5",
+      ])
+  }
+}
+
+/// A shape whose `size` is `@Observed`.
+class StoredShape: KeyValueObservable, @unchecked Sendable {  // one thread per test
+  let observationRegistry = ObservationRegistry()
+  @Observed var size = 1
+}
+
+/// Overrides `size` to read and write ten times what is stored.
+final class TenfoldShape: StoredShape, @unchecked Sendable {  // one thread per test
+  override var size: Int {
+    get { super.size * 10 }
+    set { super.size = newValue / 10 }
+  }
+}
+
+final class OverrideCanvas: KeyValueObservable, @unchecked Sendable {  // one thread per test
+  let observationRegistry = ObservationRegistry()
+  @Observed var shape: StoredShape = TenfoldShape()
 }

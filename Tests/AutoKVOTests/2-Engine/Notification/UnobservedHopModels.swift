@@ -115,15 +115,15 @@ final class HandNotifiedRoot: KeyValueObservable, @unchecked Sendable {  // one 
 /// Three `@Observed` hops and a plain field that another thread writes.
 // `ticks` is written by another thread, unsynchronized on purpose: no key path reads it.
 final class DeepRoot: KeyValueObservable, @unchecked Sendable {
-  final class Third: KeyValueObservable, @unchecked Sendable {
+  final class Third: KeyValueObservable, @unchecked Sendable {  // set by the test thread
     let observationRegistry = ObservationRegistry()
     @Observed var value = 0
   }
-  final class Second: KeyValueObservable, @unchecked Sendable {
+  final class Second: KeyValueObservable, @unchecked Sendable {  // set by the test thread
     let observationRegistry = ObservationRegistry()
     @Observed var third = Third()
   }
-  final class First: KeyValueObservable, @unchecked Sendable {
+  final class First: KeyValueObservable, @unchecked Sendable {  // set by the test thread
     let observationRegistry = ObservationRegistry()
     @Observed var second = Second()
   }
