@@ -36,10 +36,12 @@ public struct ObservationDiagnostic: Sendable, CustomStringConvertible {
     /// a registration on or by the other is refused (its handle is already cancelled), and that
     /// object's manual and collection notifications reach no one.
     case sharedRegistry
-    /// A key-path chain reaches an object through a stored property that is not `@Observed`
-    /// (`\.current.title` where `current` is a plain `var`). The registration is made; replacing
-    /// that property is not seen, and when it releases the object the registration reached, the
-    /// registration stops observing it without reading the path again.
+    /// A key-path chain reaches an object through a hop that is not declared: a stored property
+    /// that is neither `@Observed` nor `@ObservedWeak` nor notified by hand (`\.current.title`
+    /// where `current` is a plain `var`), a member of a plain struct, an element of a plain
+    /// collection. The registration is made; replacing the hop is not seen, and when the object
+    /// the registration reached dies, its link ends without reading the path again. Mark the hop
+    /// `@Observed`, or `@ObservedWeak` for a `weak` reference.
     case unobservedIntermediate
   }
 
