@@ -17,9 +17,6 @@ extension Dependencies {
     /// replacing the hop changes what it reads. A hop whose object the path only returns, or that
     /// is `nil`, is watched but not reported.
     let isRead: Bool
-    /// The key paths of `holder` that it notified by hand and that hold `object` now
-    /// (``followUnobservedHops(root:)``): the hop, declared. Empty while none is known.
-    var handNotifiedKeyPaths: [AnyKeyPath] = []
   }
 
   /// The hops of one evaluation's path that its recorded reads do not explain, in order.
@@ -77,6 +74,25 @@ extension Dependencies {
     return hops
   }
 
+  /// Finds the unobserved hops of the registered key path's own evaluation, which read `value` and
+  /// made `accesses`, and follows them with `declaredHops`, those of the declared key paths'.
+  /// Its own function, out of the way of the usual registration, which has none.
+  @inline(never)
+  mutating func followUnobservedHops<Value>(
+    of accesses: [DependencyRecorder.Access],
+    value: UnsafePointer<Value>,
+    declaredHops: [UnobservedHop]?,
+    root: any KeyValueObservable
+  ) {
+    // The registered key path's own hops come first: the one a diagnostic names is among them.
+    let hops = Self.unobservedHops(in: accesses, root: root) {
+      DependencyRecorder.ReturnedValue(of: value.pointee)
+    }
+    if !hops.isEmpty || declaredHops != nil {
+      followUnobservedHops(hops + (declaredHops ?? []), root: root)
+    }
+  }
+
   /// Resolves each unobserved hop that properties notified by hand explain: from the hop's holder,
   /// key paths it notified by hand lead to the hop's object (or to `nil`, for a hop that is `nil`),
   /// directly or through other objects' (`\.holder?.leaf?.value`, `holder` and `leaf` both notified
@@ -86,20 +102,26 @@ extension Dependencies {
   /// by hand only after this evaluation is followed from its first change.
   ///
   /// Reads only properties that objects on the path notified by hand, through their key paths.
-  mutating func followUnobservedHops(root: AnyObject) {
-    for index in unobservedHops.indices {
-      let hop = unobservedHops[index]
-      guard let holder = hop.holder as? any KeyValueObservable else { continue }
-      guard
-        let path = Self.handNotifiedPath(
-          from: holder, to: hop.object, levels: Self.handNotifiedPathLevels)
-      else {
-        links.append(LinkTarget(object: holder, keyPaths: [], watchedHop: hop))
+  mutating func followUnobservedHops(_ hops: [UnobservedHop], root: AnyObject) {
+    for hop in hops {
+      let holder = hop.holder as? any KeyValueObservable
+      let path = holder.flatMap {
+        Self.handNotifiedPath(from: $0, to: hop.object, levels: Self.handNotifiedPathLevels)
+      }
+      if let path {
+        for (object, keyPath) in path {
+          addTrigger(keyPath, of: object, root: root)
+        }
         continue
       }
-      unobservedHops[index].handNotifiedKeyPaths = path.map(\.keyPath)
-      for (object, keyPath) in path {
-        addTrigger(keyPath, of: object, root: root)
+      if hop.isRead, unobservedHopTargetType == nil, let object = hop.object {
+        unobservedHopTargetType = type(of: object)
+      }
+      if let holder {
+        links.append(
+          LinkTarget(
+            object: holder, keyPaths: [], watchesManualChanges: true, watchedHopTarget: hop.object
+          ))
       }
     }
   }
@@ -149,7 +171,9 @@ extension Dependencies {
   ) {
     if object === root {
       if !isRootTrigger(keyPath) { extraRootTriggers.append(keyPath) }
-    } else if let link = links.firstIndex(where: { $0.object === object && $0.watchedHop == nil }) {
+    } else if let link = links.firstIndex(where: {
+      $0.object === object && !$0.watchesManualChanges
+    }) {
       if !links[link].keyPaths.contains(keyPath) { links[link].keyPaths.append(keyPath) }
       links[link].isLeaf = false
     } else {
@@ -157,9 +181,4 @@ extension Dependencies {
     }
   }
 
-  /// The first hop that a registration reports: one the path reads through, that no property
-  /// notified by hand explains.
-  var reportedUnobservedHop: UnobservedHop? {
-    unobservedHops.first { $0.isRead && $0.handNotifiedKeyPaths.isEmpty }
-  }
 }

@@ -16,22 +16,26 @@ struct Dependencies {
   /// object's class, which that class may override with a computed property: the key path then
   /// reads what the override returns, not what the setter stores, so it is read around each set.
   var mayReadThroughOverride = false
-  /// The hops of the path that no `@Observed` read explains (``unobservedHops(in:root:value:)``),
-  /// and for each whether a property its holder notifies by hand resolved it.
-  var unobservedHops: [UnobservedHop] = []
+  /// The class of the object the path reaches through its first hop that neither an `@Observed`
+  /// read nor a property notified by hand explains (``followUnobservedHops(_:root:)``): what
+  /// registration reports. `nil` when there is none. The class, not the object: a metatype costs
+  /// the usual registration nothing to carry.
+  var unobservedHopTargetType: AnyObject.Type?
 
   struct LinkTarget {
     let object: any KeyValueObservable
     var keyPaths: [AnyKeyPath]
     /// Whether the one key path of `object` the chain reads is its leaf (``markLeaf(of:accesses:)``).
     var isLeaf = false
-    /// For a link that watches `object`'s manual changes for an unobserved hop of the path
-    /// (``HandNotifiedHopWatch``): the hop. `nil` for a link on `keyPaths`.
-    var watchedHop: UnobservedHop? = nil
+    /// Whether the link watches `object`'s manual changes for an unobserved hop of the path
+    /// (``HandNotifiedHopWatch``), rather than `keyPaths`.
+    var watchesManualChanges = false
+    /// For a watch: the object the path reaches through the hop, `nil` where the hop is `nil`.
+    var watchedHopTarget: AnyObject? = nil
 
     var chainLinkTarget: ChainLinkTarget {
-      if let watchedHop {
-        return ChainLinkTarget(object: object, key: .manualChanges(reaching: watchedHop.object))
+      if watchesManualChanges {
+        return ChainLinkTarget(object: object, key: .manualChanges(reaching: watchedHopTarget))
       }
       return ChainLinkTarget(object: object, key: .properties(keyPaths), isLeaf: isLeaf)
     }
@@ -112,14 +116,13 @@ struct Dependencies {
     if isInherited {
       pending += type(of: root).keyPathsForValuesAffecting(posted)
     }
-    // The reads of each declared key path's evaluation, apart: each is a path of its own.
-    var declaredBatches: [(value: Any, accesses: [DependencyRecorder.Access])] = []
+    // The unobserved hops of the declared key paths' evaluations, each a path of its own: `nil`
+    // unless one goes through such a hop, as it almost never does.
+    var declaredHops: [UnobservedHop]?
     while let declared = pending.popLast() {
       guard !dependencies.isRootTrigger(declared) else { continue }
       dependencies.extraRootTriggers.append(declared)
-      let batch = DependencyRecorder.record { root[keyPath: declared] as Any }
-      accesses += batch.accesses
-      declaredBatches.append((batch.result, batch.accesses))
+      accesses += Self.evaluateDeclared(declared, on: root, addingHopsTo: &declaredHops)
       pending += type(of: root).keyPathsForValuesAffecting(declared)
     }
 
@@ -131,19 +134,29 @@ struct Dependencies {
       dependencies.markLeaf(of: keyPath, accesses: firstAccesses)
     }
     if let value, declared == nil {
-      dependencies.unobservedHops = unobservedHops(in: firstAccesses, root: root) {
-        DependencyRecorder.ReturnedValue(of: value.pointee)
-      }
-    }
-    for batch in declaredBatches {
-      dependencies.unobservedHops += unobservedHops(in: batch.accesses, root: root) {
-        DependencyRecorder.ReturnedValue(of: batch.value)
-      }
-    }
-    if !dependencies.unobservedHops.isEmpty {
-      dependencies.followUnobservedHops(root: root)
+      dependencies.followUnobservedHops(
+        of: firstAccesses, value: value, declaredHops: declaredHops, root: root)
+    } else if let declaredHops {
+      dependencies.followUnobservedHops(declaredHops, root: root)
     }
     return dependencies
+  }
+
+  /// Evaluates the declared key path `declared` on `root` under a recorder, returns its reads, and
+  /// adds the unobserved hops of its path to `hops`. A function of its own, out of the way of the
+  /// usual registration, which declares nothing.
+  @inline(never)
+  private static func evaluateDeclared(
+    _ declared: AnyKeyPath,
+    on root: any KeyValueObservable,
+    addingHopsTo hops: inout [UnobservedHop]?
+  ) -> [DependencyRecorder.Access] {
+    let (value, accesses) = DependencyRecorder.record { root[keyPath: declared] as Any }
+    let found = unobservedHops(in: accesses, root: root) {
+      DependencyRecorder.ReturnedValue(of: value)
+    }
+    if !found.isEmpty { hops = (hops ?? []) + found }
+    return accesses
   }
 
   /// Marks the link of the chain's leaf, when `keyPath` is nothing but the chain of `@Observed`

@@ -18,7 +18,7 @@ enum DependencyRecorder {
     /// (`PropertyNames`); `none` for a property that is not `@Observed`.
     let property: ObservedPropertyIndex
     /// What the read returned, as far as a chain goes on from it: the object, or whether a value
-    /// that may hold one (``Dependencies/unobservedHops(in:root:)``).
+    /// that may hold one (``Dependencies/unobservedHops(in:root:value:)``).
     let returned: ReturnedValue
   }
 
@@ -36,7 +36,8 @@ enum DependencyRecorder {
     /// A value of a trivial type, which holds no reference: nothing is reached through it.
     case noReference
 
-    /// Classifies `value` by its dynamic type; runs only while recording.
+    /// Classifies `value` by its dynamic type, unwrapping optionals; runs only while recording or
+    /// discovering a chain.
     @usableFromInline
     init<Value>(of value: Value) {
       // A trivial type holds no reference at all; a trivial optional's `nil` is still `nil`.
@@ -110,10 +111,11 @@ enum DependencyRecorder {
     value: Value
   ) {
     guard let raw = autokvo_thread_recorder() else { return }  // another thread is recording
+    // A read of a trivial type leads nowhere, whatever its value: asked first, so that the usual
+    // read of a number or a flag costs no dynamic cast.
+    let returned = _isPOD(Value.self) ? ReturnedValue.noReference : ReturnedValue(of: value)
     raw.assumingMemoryBound(to: [Access].self).pointee.append(
-      Access(
-        object: object, keyPath: keyPath, property: property,
-        returned: ReturnedValue(of: value)))
+      Access(object: object, keyPath: keyPath, property: property, returned: returned))
   }
 }
 

@@ -40,8 +40,9 @@ extension HandlerSentinel {
         handler: handler, currentValue: &value, accesses: accesses, recordedKeyPath: nil,
         site: site)
     }
+    // Asked only of a path that reads nothing or goes through an unobserved hop, the rare cases.
     let notifiesAutomatically =
-      (dependencies.isEmpty || dependencies.reportedUnobservedHop != nil)
+      (dependencies.isEmpty || dependencies.unobservedHopTargetType != nil)
       && type(of: object).automaticallyNotifiesObservers(for: keyPath)
     if dependencies.isEmpty && notifiesAutomatically {
       // A key path that reads no @Observed property is computed (or a plain stored property):
@@ -54,8 +55,7 @@ extension HandlerSentinel {
           + "reads @Observed, or return false from automaticallyNotifiesObservers(for:) for it if "
           + "you notify it by hand.")
     }
-    if notifiesAutomatically, let hop = dependencies.reportedUnobservedHop, let reached = hop.object
-    {
+    if notifiesAutomatically, let reached = dependencies.unobservedHopTargetType {
       reportUnobservedHop(to: reached, keyPath: keyPath, of: object, site: site)
     }
     // `self`, the metatype the caller passed, rather than the type's name: naming the generic
@@ -76,14 +76,13 @@ extension HandlerSentinel {
   }
 
   /// Reports a chain that reaches `target` through a hop that no `@Observed` read explains and no
-  /// manual change of its holder has shown (``Dependencies/reportedUnobservedHop``).
+  /// manual change of its holder has shown (``Dependencies/unobservedHopTargetType``).
   private static func reportUnobservedHop(
-    to target: AnyObject,
+    to reached: AnyObject.Type,
     keyPath: KeyPath<Object, Value>,
     of object: Object,
     site: RegistrationSite?
   ) {
-    let reached: AnyObject.Type = type(of: target)
     ObservationDiagnostics.report(
       .unobservedIntermediate,
       "autoObserve(_:keyPath: \(keyPath)) of \(type(of: object)) by "
