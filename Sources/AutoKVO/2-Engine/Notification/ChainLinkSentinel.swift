@@ -5,12 +5,21 @@ protocol ChainLinkOwner: AnyObject {
   /// A set of the chain's leaf, whose values are the chain's own (``ChainLinkSentinel``'s
   /// `forwardsSetterValues`): the owner delivers them as they are, reading nothing.
   func linkedLeafDidSet(values: SetterValues)
+  /// A change of the property the chain's evaluation reads last (``ChainLinkTarget/isLastRead``):
+  /// the owner reads its key path again, and discovers nothing, since nothing the evaluation
+  /// read after it could depend on it.
+  func linkedLastReadDidChange(token: Any?)
 }
 
 extension ChainLinkOwner {
   /// An owner that attaches no link forwarding setter values handles a leaf's set as any change.
   func linkedLeafDidSet(values: SetterValues) {
     linkedObjectDidChange(token: nil)
+  }
+
+  /// An owner that attaches no link on a last read handles its change as any change.
+  func linkedLastReadDidChange(token: Any?) {
+    linkedObjectDidChange(token: token)
   }
 }
 
@@ -27,10 +36,14 @@ protocol ChainLink: AnyObject {
   var linkedKey: ChainLinkKey { get }
   /// Whether the link is on the chain's leaf (``ChainLinkTarget/isLeaf``).
   var isLeaf: Bool { get }
+  /// Whether the link is on the property the chain's evaluation reads last
+  /// (``ChainLinkTarget/isLastRead``).
+  var isLastRead: Bool { get }
 }
 
 extension ChainLink {
   var isLeaf: Bool { false }
+  var isLastRead: Bool { false }
 }
 
 /// What a chain link observes of its object.
@@ -62,6 +75,10 @@ struct ChainLinkTarget {
   /// (``Dependencies/markLeaf(of:accesses:)``): a set of it changes the chain's value by what it
   /// stores, and nothing else about the chain.
   var isLeaf = false
+  /// Whether `key` is the one property of `object` the chain's evaluation reads, and it reads it
+  /// last (``Dependencies/markLastRead(accesses:)``): a change of it changes nothing about which
+  /// objects the chain goes through, so the owner reads the key path again and discovers nothing.
+  var isLastRead = false
 }
 
 /// The replacement of a chain's links after each evaluation, shared by every kind of chain.
@@ -115,6 +132,7 @@ enum ChainLinks {
     _ link: any ChainLink, on loaded: AnyObject?, for target: ChainLinkTarget
   ) -> Bool {
     loaded === target.object && link.linkedKey == target.key && link.isLeaf == target.isLeaf
+      && link.isLastRead == target.isLastRead
   }
 }
 
@@ -151,6 +169,8 @@ final class ChainLinkSentinel: ObservedSentinel, ChainLink,
 
   let isLeaf: Bool
 
+  let isLastRead: Bool
+
   /// Whether a set of the linked property hands its values to the owner as the chain's own
   /// (``ChainLinkOwner/linkedLeafDidSet(values:)``), so that nothing is read before or after it:
   /// the link is the leaf's, and the owner delivers on the setting thread and sends no prior call.
@@ -161,6 +181,7 @@ final class ChainLinkSentinel: ObservedSentinel, ChainLink,
     target: any KeyValueObservable,
     keyPaths: [AnyKeyPath],
     isLeaf: Bool,
+    isLastRead: Bool,
     forwardsSetterValues: Bool,
     owner: any ChainLinkOwner
   ) {
@@ -169,6 +190,7 @@ final class ChainLinkSentinel: ObservedSentinel, ChainLink,
     self.owner = owner
     self.linkedKeyPaths = keyPaths
     self.isLeaf = isLeaf
+    self.isLastRead = isLastRead
     self.forwardsSetterValues = forwardsSetterValues
   }
 
@@ -178,13 +200,14 @@ final class ChainLinkSentinel: ObservedSentinel, ChainLink,
     to target: any KeyValueObservable,
     keyPaths: [AnyKeyPath],
     isLeaf: Bool = false,
+    isLastRead: Bool = false,
     forwardsSetterValues: Bool = false,
     owner: any ChainLinkOwner
   ) -> ChainLinkSentinel {
     precondition(isLeaf || !forwardsSetterValues, "only a leaf's link forwards setter values")
     let registry = target.observationRegistry
     let link = ChainLinkSentinel(
-      target: target, keyPaths: keyPaths, isLeaf: isLeaf,
+      target: target, keyPaths: keyPaths, isLeaf: isLeaf, isLastRead: isLastRead,
       forwardsSetterValues: forwardsSetterValues, owner: owner)
     link.observation.attach(link, to: registry, observerRegistry: nil)
     return link
@@ -218,8 +241,12 @@ final class ChainLinkSentinel: ObservedSentinel, ChainLink,
   }
 
   func didChange(of object: AnyObject, _ change: ChangeDescriptor, token: Any?) {
-    guard observation.isActive else { return }
-    owner?.linkedObjectDidChange(token: token)
+    guard observation.isActive, let owner else { return }
+    if isLastRead {
+      owner.linkedLastReadDidChange(token: token)
+    } else {
+      owner.linkedObjectDidChange(token: token)
+    }
   }
 
   var needsNoticeBeforeSet: Bool {

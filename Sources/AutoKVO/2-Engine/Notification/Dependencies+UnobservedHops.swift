@@ -176,6 +176,7 @@ extension Dependencies {
     }) {
       if !links[link].keyPaths.contains(keyPath) { links[link].keyPaths.append(keyPath) }
       links[link].isLeaf = false
+      links[link].isLastRead = false
     } else {
       links.append(LinkTarget(object: object, keyPaths: [keyPath]))
     }

@@ -27,6 +27,9 @@ struct Dependencies {
     var keyPaths: [AnyKeyPath]
     /// Whether the one key path of `object` the chain reads is its leaf (``markLeaf(of:accesses:)``).
     var isLeaf = false
+    /// Whether the one key path of `object` the chain reads is its evaluation's last read
+    /// (``markLastRead(accesses:)``).
+    var isLastRead = false
     /// Whether the link watches `object`'s manual changes for an unobserved hop of the path
     /// (``HandNotifiedHopWatch``), rather than `keyPaths`.
     var watchesManualChanges = false
@@ -37,7 +40,8 @@ struct Dependencies {
       if watchesManualChanges {
         return ChainLinkTarget(object: object, key: .manualChanges(reaching: watchedHopTarget))
       }
-      return ChainLinkTarget(object: object, key: .properties(keyPaths), isLeaf: isLeaf)
+      return ChainLinkTarget(
+        object: object, key: .properties(keyPaths), isLeaf: isLeaf, isLastRead: isLastRead)
     }
   }
 
@@ -139,6 +143,13 @@ struct Dependencies {
     } else if let declaredHops {
       dependencies.followUnobservedHops(declaredHops, root: root)
     }
+    // After the hops: a chain through an unobserved hop is read again, and discovered, at every
+    // change it sees, since that hop may have moved unseen.
+    if !dependencies.links.isEmpty, value != nil, declaredDependencies.isEmpty, !isInherited,
+      dependencies.unobservedHopTargetType == nil
+    {
+      dependencies.markLastRead(accesses: firstAccesses)
+    }
     return dependencies
   }
 
@@ -181,6 +192,23 @@ struct Dependencies {
     }
     guard let composed, composed == keyPath else { return }
     links[index].isLeaf = true
+  }
+
+  /// Marks the link of the property the evaluation, `accesses`, read last, when it is the one
+  /// property of its object the evaluation read, and the chain has no other kind of dependency: a
+  /// change of it changes the key path's value, but nothing about which objects the chain goes
+  /// through, since nothing the evaluation read came after it. The owner then reads the key path
+  /// again without discovering it (``ChainLinkOwner/linkedLastReadDidChange(token:)``), for a
+  /// chain whose leaf the setter's values cannot stand for: an optional chain
+  /// (`\.current?.title`), a computed last property, an override. A leaf's link is not marked.
+  mutating func markLastRead(accesses: [DependencyRecorder.Access]) {
+    guard let last = accesses.last,
+      !accesses.dropLast().contains(where: { $0.object === last.object }),
+      let index = links.firstIndex(where: { $0.object === last.object }),
+      links[index].keyPaths.count == 1, !links[index].isLeaf,
+      !links.contains(where: \.watchesManualChanges)
+    else { return }
+    links[index].isLastRead = true
   }
 
   /// The key path under which changes of `keyPath` of `object` are posted.

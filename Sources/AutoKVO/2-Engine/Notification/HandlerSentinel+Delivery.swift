@@ -131,8 +131,14 @@ extension HandlerSentinel {
   /// Builds the change and delivers it. Out of line, so that a collection change handed on as it
   /// is looks up no `KeyValueChange<Value>` metadata (the optimizer allocates the generic local
   /// at the function's entry).
+  ///
+  /// - Parameter discovering: Whether a registration that rediscovers its dependencies discovers
+  ///   them again; `false` for a change of the property its evaluation reads last
+  ///   (``ChainLinkOwner/linkedLastReadDidChange(token:)``), which changes none of them.
   @inline(never)
-  func didChange(root: Object, collection: ChangeDescriptor?, token: Any?) {
+  func didChange(
+    root: Object, collection: ChangeDescriptor?, token: Any?, discovering: Bool = true
+  ) {
     if evaluatesWhereHandlerRuns {
       return scheduleReevaluation(collection: collection)
     }
@@ -140,7 +146,7 @@ extension HandlerSentinel {
     if let token {
       change.oldValue = (token as! Value)
     }
-    if rediscovers || collection != nil {
+    if (rediscovers && discovering) || collection != nil {
       completeRediscoveringOrCollectionChange(&change, root: root, collection: collection)
     } else if options.contains(.new) {
       change.newValue = root[keyPath: keyPath]

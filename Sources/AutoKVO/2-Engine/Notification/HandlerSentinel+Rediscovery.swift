@@ -13,6 +13,11 @@ extension HandlerSentinel {
     didChange(root: root, collection: nil, token: token)
   }
 
+  func linkedLastReadDidChange(token: Any?) {
+    guard let root else { return }
+    didChange(root: root, collection: nil, token: token, discovering: false)
+  }
+
   func linkedLeafDidSet(values: SetterValues) {
     guard let root else { return }
     // The chain's value type is its leaf's: a leaf is marked only when the key path is the chain.
@@ -53,7 +58,7 @@ extension HandlerSentinel {
         switch target.key {
         case .properties(let keyPaths):
           return ChainLinkSentinel.attach(
-            to: object, keyPaths: keyPaths, isLeaf: target.isLeaf,
+            to: object, keyPaths: keyPaths, isLeaf: target.isLeaf, isLastRead: target.isLastRead,
             forwardsSetterValues: target.isLeaf && forwardsLeafSetterValues, owner: self)
         case .manualChanges(let reached):
           return HandNotifiedHopWatch.attach(to: object, reaching: reached, owner: self)

@@ -229,7 +229,11 @@ final class FoundationChainSentinel<Observer: AnyObject, Root: AnyObject, Value>
           guard let object = target.object as? any KeyValueObservable else {
             preconditionFailure("an engine link on an object that is not observable: \(target)")
           }
-          return ChainLinkSentinel.attach(to: object, keyPaths: keyPaths, owner: self)
+          // Marked as the target is, so that the next reading finds the link it needs; this owner
+          // handles a leaf's or a last read's change as any change.
+          return ChainLinkSentinel.attach(
+            to: object, keyPaths: keyPaths, isLeaf: target.isLeaf, isLastRead: target.isLastRead,
+            owner: self)
         case .manualChanges(let reached):
           guard let object = target.object as? any KeyValueObservable else {
             preconditionFailure("an engine link on an object that is not observable: \(target)")

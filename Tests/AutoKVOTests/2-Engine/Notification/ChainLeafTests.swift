@@ -156,6 +156,51 @@ struct ChainLeafTests {
   }
 
   @Test(
+    "An optional chain's last property: each set delivers the path's old and new values, and replacing the hop still moves the chain"
+  )
+  func optionalChainLastRead() {
+    let rex = Dog("Rex")
+    let owner = Owner(dog: rex)
+    let watcher = Watcher()
+    watcher.autoObserve(owner, keyPath: \.dog?.name, options: [.old, .new, .prior]) {
+      w, _, change in w.record(describe(change))
+    }
+    rex.name = "Max"
+    let fido = Dog("Fido")
+    owner.dog = fido
+    rex.name = "unseen"
+    fido.name = "Bo"
+    owner.dog = nil
+    fido.name = "unseen too"
+    #expect(
+      watcher.log == [
+        "prior setting Optional(\"Rex\")->nil", "setting Optional(\"Rex\")->Optional(\"Max\")",
+        "prior setting Optional(\"Max\")->nil", "setting Optional(\"Max\")->Optional(\"Fido\")",
+        "prior setting Optional(\"Fido\")->nil", "setting Optional(\"Fido\")->Optional(\"Bo\")",
+        "prior setting Optional(\"Bo\")->nil", "setting Optional(\"Bo\")->nil",
+      ])
+    #expect(rex.observationRegistry.observerCount == 0)
+    #expect(fido.observationRegistry.observerCount == 0)
+  }
+
+  @Test("A computed last property of an optional chain delivers what the key path reads")
+  func computedLastRead() {
+    let rex = Dog("Rex")
+    let owner = Owner(dog: rex)
+    let watcher = Watcher()
+    watcher.autoObserve(owner, keyPath: \.dog?.loudName, options: [.old, .new]) {
+      w, _, change in w.record(describe(change))
+    }
+    rex.name = "Max"
+    rex.name = "Bo"
+    #expect(
+      watcher.log == [
+        "setting Optional(\"REX\")->Optional(\"MAX\")",
+        "setting Optional(\"MAX\")->Optional(\"BO\")",
+      ])
+  }
+
+  @Test(
     "A leaf object whose class overrides the property is delivered what the key path reads, not what the setter stores"
   )
   func leafOverride() {
