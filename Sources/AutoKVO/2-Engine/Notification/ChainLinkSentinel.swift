@@ -3,6 +3,9 @@ protocol ChainLinkOwner: AnyObject {
   func linkedObjectWillChange() -> Any?
   func linkedObjectDidChange(token: Any?)
   func linkedObjectIsDeallocating()
+  /// An `@ObservedWeak` property of the linked object was zeroed: a change with no old value and
+  /// no prior call (``ObservedSentinel/weakPropertyDidZero(of:_:values:)``).
+  func linkedWeakPropertyDidZero()
   /// A set of the chain's leaf, whose values are the chain's own (``ChainLinkSentinel``'s
   /// `forwardsSetterValues`): the owner delivers them as they are, reading nothing.
   func linkedLeafDidSet(values: SetterValues)
@@ -11,6 +14,11 @@ protocol ChainLinkOwner: AnyObject {
 extension ChainLinkOwner {
   /// An owner that attaches no link forwarding setter values handles a leaf's set as any change.
   func linkedLeafDidSet(values: SetterValues) {
+    linkedObjectDidChange(token: nil)
+  }
+
+  /// An owner that reads no old value before a change handles a zeroing as any change.
+  func linkedWeakPropertyDidZero() {
     linkedObjectDidChange(token: nil)
   }
 }
@@ -28,10 +36,14 @@ protocol ChainLink: AnyObject {
   var linkedKey: ChainLinkKey { get }
   /// Whether the link is on the chain's leaf (``ChainLinkTarget/isLeaf``).
   var isLeaf: Bool { get }
+  /// Whether the chain reaches the link's object through an `@ObservedWeak` property
+  /// (``ChainLinkTarget/isReachedThroughObservedWeak``).
+  var isReachedThroughObservedWeak: Bool { get }
 }
 
 extension ChainLink {
   var isLeaf: Bool { false }
+  var isReachedThroughObservedWeak: Bool { false }
 }
 
 /// What a chain link observes of its object.
@@ -53,6 +65,10 @@ struct ChainLinkTarget {
   /// (``Dependencies/markLeaf(of:accesses:)``): a set of it changes the chain's value by what it
   /// stores, and nothing else about the chain.
   var isLeaf = false
+  /// Whether the chain reaches `object` through an `@ObservedWeak` property: the object's
+  /// deallocation is then told by that property's zeroing, a change of its holder, and the link
+  /// on the object ends without telling its owner.
+  var isReachedThroughObservedWeak = false
 }
 
 /// The replacement of a chain's links after each evaluation, shared by every kind of chain.
@@ -106,6 +122,7 @@ enum ChainLinks {
     _ link: any ChainLink, on loaded: AnyObject?, for target: ChainLinkTarget
   ) -> Bool {
     loaded === target.object && link.linkedKey == target.key && link.isLeaf == target.isLeaf
+      && link.isReachedThroughObservedWeak == target.isReachedThroughObservedWeak
   }
 }
 
@@ -145,6 +162,8 @@ final class ChainLinkSentinel: ObservedSentinel, ChainLink,
 
   let isLeaf: Bool
 
+  let isReachedThroughObservedWeak: Bool
+
   /// Whether a set of the linked property hands its values to the owner as the chain's own
   /// (``ChainLinkOwner/linkedLeafDidSet(values:)``), so that nothing is read before or after it:
   /// the link is the leaf's, and the owner delivers on the setting thread and sends no prior call.
@@ -156,6 +175,7 @@ final class ChainLinkSentinel: ObservedSentinel, ChainLink,
     keyPaths: [AnyKeyPath],
     isHeldByPlainStoredProperty: Bool,
     isLeaf: Bool,
+    isReachedThroughObservedWeak: Bool,
     forwardsSetterValues: Bool,
     owner: any ChainLinkOwner
   ) {
@@ -165,6 +185,7 @@ final class ChainLinkSentinel: ObservedSentinel, ChainLink,
     self.linkedKeyPaths = keyPaths
     self.isHeldByPlainStoredProperty = isHeldByPlainStoredProperty
     self.isLeaf = isLeaf
+    self.isReachedThroughObservedWeak = isReachedThroughObservedWeak
     self.forwardsSetterValues = forwardsSetterValues
   }
 
@@ -175,6 +196,7 @@ final class ChainLinkSentinel: ObservedSentinel, ChainLink,
     keyPaths: [AnyKeyPath],
     isHeldByPlainStoredProperty: Bool,
     isLeaf: Bool = false,
+    isReachedThroughObservedWeak: Bool = false,
     forwardsSetterValues: Bool = false,
     owner: any ChainLinkOwner
   ) -> ChainLinkSentinel {
@@ -183,6 +205,7 @@ final class ChainLinkSentinel: ObservedSentinel, ChainLink,
     let link = ChainLinkSentinel(
       target: target, keyPaths: keyPaths,
       isHeldByPlainStoredProperty: isHeldByPlainStoredProperty, isLeaf: isLeaf,
+      isReachedThroughObservedWeak: isReachedThroughObservedWeak,
       forwardsSetterValues: forwardsSetterValues, owner: owner)
     link.observation.attach(link, to: registry, observerRegistry: nil)
     return link
@@ -241,6 +264,12 @@ final class ChainLinkSentinel: ObservedSentinel, ChainLink,
     didChange(of: object, .setting(snapshot.keyPath), token: nil)
   }
 
+  func weakPropertyDidZero(of object: AnyObject, _ keyPath: AnyKeyPath, values: SetterValues) {
+    guard !forwardsSetterValues else { return didSetLeaf(values) }
+    guard observation.isActive else { return }
+    owner?.linkedWeakPropertyDidZero()
+  }
+
   private func didSetLeaf(_ values: SetterValues) {
     guard observation.isActive else { return }
     owner?.linkedLeafDidSet(values: values)
@@ -253,6 +282,9 @@ final class ChainLinkSentinel: ObservedSentinel, ChainLink,
 
   func observedObjectIsDeallocating() {
     observation.end(.observedDeallocated)
+    // The `@ObservedWeak` property that reached the target tells of its deallocation: its
+    // zeroing is a change of its holder, which the owner hears (through the root, or a link).
+    guard !isReachedThroughObservedWeak else { return }
     // A target a plain stored property held strongly dies when that property is replaced, inside
     // the write to it: reading the path again here would access the property during its own write,
     // a fatal exclusivity violation. Its replacement is not seen, as registration's diagnostic

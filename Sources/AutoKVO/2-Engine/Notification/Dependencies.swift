@@ -32,11 +32,15 @@ struct Dependencies {
     var plainStoredHop: String? = nil
     /// Whether the one key path of `object` the chain reads is its leaf (``markLeaf(of:accesses:)``).
     var isLeaf = false
+    /// Whether a read of an `@ObservedWeak` property returned `object`: its deallocation is told
+    /// by that property's zeroing (``ChainLinkTarget/isReachedThroughObservedWeak``).
+    var isReachedThroughObservedWeak = false
 
     var chainLinkTarget: ChainLinkTarget {
       ChainLinkTarget(
         object: object, key: .properties(keyPaths),
-        isHeldByPlainStoredProperty: plainStoredHop != nil, isLeaf: isLeaf)
+        isHeldByPlainStoredProperty: plainStoredHop != nil, isLeaf: isLeaf,
+        isReachedThroughObservedWeak: isReachedThroughObservedWeak)
     }
   }
 
@@ -125,6 +129,13 @@ struct Dependencies {
     dependencies.isEmpty = dependencies.isEmpty && dependencies.extraRootTriggers.isEmpty
     for access in accesses {
       dependencies.add(access, root: root)
+    }
+    for access in accesses {
+      if let referent = access.weakReferent,
+        let index = dependencies.links.firstIndex(where: { $0.object === referent })
+      {
+        dependencies.links[index].isReachedThroughObservedWeak = true
+      }
     }
     if !dependencies.links.isEmpty {
       dependencies.evaluationAccesses = firstAccesses

@@ -17,6 +17,9 @@ enum DependencyRecorder {
     /// The read property's identity in its object: what a diagnostic names it by
     /// (`PropertyNames`); `none` for a property that is not `@Observed`.
     let property: ObservedPropertyIndex
+    /// The object the read returned, for an `@ObservedWeak` property: the chain reaches it through
+    /// that property (``Dependencies/LinkTarget/isReachedThroughObservedWeak``). `nil` otherwise.
+    let weakReferent: AnyObject?
   }
 
   /// Evaluates `body` while recording the `@Observed` reads it makes on this thread.
@@ -65,15 +68,17 @@ enum DependencyRecorder {
     autokvo_thread_recorder() != nil
   }
 
-  /// Records a read of `keyPath` of `object` in this thread's recording, if there is one.
+  /// Records a read of `keyPath` of `object` in this thread's recording, if there is one;
+  /// `weakReferent` is what an `@ObservedWeak` property's read returned.
   @usableFromInline
   static func noteAccessWhileRecording(
     object: any KeyValueObservable,
     keyPath: AnyKeyPath,
-    property: ObservedPropertyIndex
+    property: ObservedPropertyIndex,
+    weakReferent: AnyObject? = nil
   ) {
     guard let raw = autokvo_thread_recorder() else { return }  // another thread is recording
     raw.assumingMemoryBound(to: [Access].self).pointee.append(
-      Access(object: object, keyPath: keyPath, property: property))
+      Access(object: object, keyPath: keyPath, property: property, weakReferent: weakReferent))
   }
 }

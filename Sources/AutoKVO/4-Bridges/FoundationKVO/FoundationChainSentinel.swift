@@ -231,7 +231,8 @@ final class FoundationChainSentinel<Observer: AnyObject, Root: AnyObject, Value>
           }
           return ChainLinkSentinel.attach(
             to: object, keyPaths: keyPaths,
-            isHeldByPlainStoredProperty: target.isHeldByPlainStoredProperty, owner: self)
+            isHeldByPlainStoredProperty: target.isHeldByPlainStoredProperty,
+            isReachedThroughObservedWeak: target.isReachedThroughObservedWeak, owner: self)
         }
       }
     }
