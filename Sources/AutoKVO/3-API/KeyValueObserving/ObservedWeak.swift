@@ -49,8 +49,11 @@
 /// the property is being set on another.
 @propertyWrapper
 public struct ObservedWeak<Referent: AnyObject> {
+  /// The weak reference, in an object of its own: a struct that holds a weak reference is copied
+  /// whole, its weak reference included, by every read of it through the enclosing object, where
+  /// a class's field is read where it lies. Never replaced.
   @usableFromInline
-  weak var referent: Referent?
+  let box: WeakReferenceBox<Referent>
 
   /// The property's identity among its object's observed properties (see ``Observed``'s). Read and
   /// written only under the enclosing object's registry lock.
@@ -66,14 +69,14 @@ public struct ObservedWeak<Referent: AnyObject> {
 
   /// Creates the property holding `nil`, as a `weak var` declared without a value does.
   public init() {
-    referent = nil
+    box = WeakReferenceBox(nil)
     property = .none
     attachment = nil
   }
 
   /// Creates the property referencing `wrappedValue`, without keeping it alive.
   public init(wrappedValue: Referent?) {
-    referent = wrappedValue
+    box = WeakReferenceBox(wrappedValue)
     property = .none
     attachment = nil
   }
@@ -106,7 +109,7 @@ public struct ObservedWeak<Referent: AnyObject> {
       if DependencyRecorder.isAnyThreadRecording {
         noteAccess(object: object, wrappedKeyPath, storageKeyPath)
       }
-      return object[keyPath: storageKeyPath].referent
+      return object[keyPath: storageKeyPath].box.referent
     }
     @inline(__always)
     set {
@@ -120,7 +123,7 @@ public struct ObservedWeak<Referent: AnyObject> {
       } else {
         // The fast path, as `Observed`'s: a weak store, and nothing replaced to release.
         _onFastPath()
-        object[keyPath: storageKeyPath].referent = newValue
+        object[keyPath: storageKeyPath].box.referent = newValue
       }
     }
   }
@@ -149,9 +152,9 @@ public struct ObservedWeak<Referent: AnyObject> {
       Observed<Referent?>.performNotifyingSet(
         of: object, registry, newValue, replacing: &replacedValue,
         property: { object[keyPath: storageKeyPath].property },
-        exchange: { swap(&object[keyPath: storageKeyPath].referent, &$0) })
+        exchange: { swap(&object[keyPath: storageKeyPath].box.referent, &$0) })
     } else {
-      swap(&object[keyPath: storageKeyPath].referent, &replacedValue)
+      swap(&object[keyPath: storageKeyPath].box.referent, &replacedValue)
     }
     let property = registry.withPropertyLock { object[keyPath: storageKeyPath].property }
     if let newValue, property != .none, registry.isObserved {
@@ -173,7 +176,7 @@ public struct ObservedWeak<Referent: AnyObject> {
       let property = recordedProperty(
         of: object, wrappedKeyPath, storageKeyPath, isReadByEachRegistration: true)
     else { return }
-    let referent = object[keyPath: storageKeyPath].referent
+    let referent = object[keyPath: storageKeyPath].box.referent
     if let referent {
       let registry = object.observationRegistry
       let isAttached = registry.withPropertyLock {
@@ -213,5 +216,23 @@ public struct ObservedWeak<Referent: AnyObject> {
 }
 
 extension ObservedWeak: Sendable where Referent: Sendable {}
+
+/// The weak reference of an ``ObservedWeak`` property.
+// @unchecked Sendable: as `ObservedWeak` itself, it adds no synchronization; the enclosing class
+// decides which threads may set the property. A weak load or store is atomic.
+@usableFromInline
+final class WeakReferenceBox<Referent: AnyObject>: @unchecked Sendable {
+  /// Unchecked: every access is a single load or store, inlined into the enclosing class's
+  /// accessors in other modules, where the compiler could not prove it exclusive and would check
+  /// each one at run time.
+  @usableFromInline
+  @exclusivity(unchecked)
+  weak var referent: Referent?
+
+  @usableFromInline
+  init(_ referent: Referent?) {
+    self.referent = referent
+  }
+}
 
 extension ObservedWeak: ObservedStorage {}
