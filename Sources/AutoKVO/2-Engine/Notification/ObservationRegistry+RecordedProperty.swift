@@ -48,9 +48,10 @@ extension ObservationRegistry {
   /// that a registration need not read.
   private func hasRecord(of keyPath: AnyKeyPath) -> Bool {
     withState { state in
-      state.position(ofPropertyIdenticalTo: keyPath).map {
-        !state.properties[$0].isReadByEachRegistration
-      } ?? false
+      guard let position = state.position(ofPropertyIdenticalTo: keyPath) else { return false }
+      // Read only where such a record exists: reading one copies it, its key path retained.
+      return !state.hasPropertyReadByEachRegistration
+        || !state.properties[position].isReadByEachRegistration
     }
   }
 
