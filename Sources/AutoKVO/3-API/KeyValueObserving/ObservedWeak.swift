@@ -41,7 +41,9 @@
 /// The property keeps nothing alive. While a registration observes it, it attaches a small
 /// sentinel to the referenced object's registry (on Apple platforms, to an associated object of an
 /// object that has no registry), which the property detaches when it is replaced or its own object
-/// is deallocated. A set nobody observes costs about what an ``Observed`` property's set costs;
+/// is deallocated. A get costs about what an ``Observed`` reference's get costs; a set nobody
+/// observes costs more, as any store to a `weak` reference does (the runtime counts the referent's
+/// weak references, and its retains and releases take a slower path once it has one).
 /// Docs/Performance.md measures both.
 ///
 /// `ObservedWeak` adds no synchronization of its own: the enclosing class decides which threads
