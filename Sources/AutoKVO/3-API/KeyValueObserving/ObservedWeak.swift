@@ -17,7 +17,7 @@
 /// Its sets notify exactly as an ``Observed`` property's do: every option, manual notification
 /// when ``KeyValueObservable/automaticallyNotifiesObservers(for:)`` turns automatic notification
 /// off, dependencies and key-path chains through it (`\.current?.title`), the
-/// ``KeyValueObservable/changes(for:options:bufferingPolicy:)`` sequence, and, in a class that also
+/// ``KeyValueObservable/changes(for:options:bufferingPolicy:)-43ndc`` sequence, and, in a class that also
 /// conforms to Observation's `Observable`, `withObservationTracking` and SwiftUI
 /// (<doc:ObservationAndSwiftUI>).
 ///
