@@ -113,6 +113,7 @@ public func allWorkloads(deallocatedObservers: Int = 1000) -> [Workload] {
     + Baseline.stringWorkloads()
     + AutoKVOSystem.workloads(deallocatedObservers: deallocatedObservers)
     + AutoKVOSystem.stringWorkloads()
+    + AutoKVOSystem.referenceWorkloads()
     + Baseline.appendWorkloads()
     + AutoKVOSystem.appendWorkloads()
     + SwiftObservationSystem.workloads(deallocatedObservers: deallocatedObservers)

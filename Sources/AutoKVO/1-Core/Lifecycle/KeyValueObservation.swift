@@ -162,18 +162,21 @@ public final class KeyValueObservation: @unchecked Sendable {  // mutable state 
   }
 
   /// Ends the registration for `reason` if it is still active, detaching whichever sentinels
-  /// the surviving registries still hold.
-  func end(_ reason: RegistrationLifecycle.EndReason) {
+  /// the surviving registries still hold. Returns whether this call ended it.
+  @discardableResult
+  func end(_ reason: RegistrationLifecycle.EndReason) -> Bool {
     // The detached sentinels are returned out of the critical section so that they (and the
     // handler closure they own, with whatever it captured) are released after the lock is
     // dropped: a captured object's deinit is user code and may re-enter AutoKVO. The observed one
     // is told it was detached first, there.
+    var didEnd = false
     let (observedSide, observerSide) = lock.withLock {
       () -> ((any ObservedSentinel)?, ObserverSentinel?) in
       // Written back only when it changes: a registration's word is stored once, when it ends.
       var lifecycle = self.lifecycle
       let action = lifecycle.end(reason)
       guard action != .none else { return (nil, nil) }
+      didEnd = true
       self.lifecycle = lifecycle
       guard let observedRegistry else {
         preconditionFailure("registration ended (\(reason)) before its sentinels were attached")
@@ -197,6 +200,7 @@ public final class KeyValueObservation: @unchecked Sendable {  // mutable state 
     }
     Self.tellDetached(observedSide)
     withExtendedLifetime(observerSide) {}
+    return didEnd
   }
 
   /// Tells `sentinel`, the observed side `end(_:)` detached, and releases it.

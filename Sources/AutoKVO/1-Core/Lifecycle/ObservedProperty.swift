@@ -54,6 +54,10 @@ struct ObservedProperty {
   /// whichever subclass instance it belongs to): what the property's changes are posted under.
   let keyPath: AnyKeyPath
 
+  /// Whether each registration reads the property, though its record exists: an `@ObservedWeak`
+  /// property attaches what tells of its referent's deallocation when a registration reads it.
+  let isReadByEachRegistration: Bool
+
   /// What a set of the property concerns.
   private(set) var setTargets: SetTargets
 
@@ -89,8 +93,9 @@ struct ObservedProperty {
   /// A record for the property declared at `keyPath`. `notifiesAutomatically` is what the object's
   /// class answered to ``KeyValueObservable/automaticallyNotifiesObservers(for:)``, asked once per
   /// property and object, as KVO asks once per class and key when the first observer arrives.
-  init(keyPath: AnyKeyPath, notifiesAutomatically: Bool) {
+  init(keyPath: AnyKeyPath, notifiesAutomatically: Bool, isReadByEachRegistration: Bool = false) {
     self.keyPath = keyPath
+    self.isReadByEachRegistration = isReadByEachRegistration
     setTargets = notifiesAutomatically ? .toBeBuilt : .notAutomatic
   }
 

@@ -63,6 +63,12 @@ protocol ObservedSentinel: AnyObject, Sendable {
   /// value-witness calls to destroy it.
   func didSet(of object: AnyObject, _ snapshot: PropertySnapshot, values: SetterValues)
 
+  /// Called after the object that a weak property of the observed object referenced began its
+  /// deallocation (an `@ObservedWeak` property, whose key path is `keyPath`): a change to `nil`
+  /// learned after the fact, told nothing before. `values` holds the new value, `nil`, and no old
+  /// value: the object is being deallocated and cannot be handed out.
+  func weakPropertyDidZero(of object: AnyObject, _ keyPath: AnyKeyPath, values: SetterValues)
+
   /// Called by the owning registry's `deinit`: the observed object is being deallocated.
   func observedObjectIsDeallocating()
 
@@ -95,6 +101,11 @@ extension ObservedSentinel {
     didSet(of: object, snapshot, token: nil, values: values)
   }
 
+  /// A kind that does not say takes a zeroing as a change told nothing before.
+  func weakPropertyDidZero(of object: AnyObject, _ keyPath: AnyKeyPath, values: SetterValues) {
+    didChange(of: object, .setting(keyPath), token: nil)
+  }
+
   func observedObjectIsDeallocating() {
     observation.end(.observedDeallocated)
   }
@@ -104,8 +115,9 @@ extension ObservedSentinel {
 
 /// An observed-side sentinel whose changes come from outside AutoKVO's engine: Swift's Observation
 /// (`ModelSentinel`) or Foundation's key-value observing (`FoundationSentinel`,
-/// `FoundationChainSentinel`, `FoundationChainLink`). No change the engine posts concerns it, so
-/// the requirements about those changes are no-ops, supplied here once.
+/// `FoundationChainSentinel`, `FoundationChainLink`); or that hears nothing but its object's
+/// deallocation (`ZeroingSentinel`). No change the engine posts concerns it, so the requirements
+/// about those changes are no-ops, supplied here once.
 protocol ExternallyNotifiedSentinel: ObservedSentinel {}
 
 extension ExternallyNotifiedSentinel {

@@ -25,6 +25,10 @@ struct RegistryState {
   /// set: what such a property takes for its snapshot. `nil` while there are none, so that a
   /// registry none of whose properties was set counts nothing.
   var everyRegistration: EveryRegistrationCount?
+  /// Whether a record of ``properties`` is ``ObservedProperty/isReadByEachRegistration``: until
+  /// one is, a look-up by key path need not read the record it finds. Declared here, where it
+  /// fills the padding after ``everyRegistration`` and leaves the state's size as it was.
+  private(set) var hasPropertyReadByEachRegistration = false
   /// The position of each record of ``properties`` by the identity of its key path, kept once
   /// the registry has ``propertyIndexingThreshold`` records, so that finding a property's record
   /// costs the same however many are observed. A record keeps its key path for the life of the
@@ -41,6 +45,8 @@ struct RegistryState {
   mutating func appendProperty(_ property: ObservedProperty) -> Int {
     let position = properties.count
     properties.append(property)
+    hasPropertyReadByEachRegistration =
+      hasPropertyReadByEachRegistration || property.isReadByEachRegistration
     if propertyPositions != nil {
       propertyPositions![ObjectIdentifier(property.keyPath)] = position
     } else if properties.count >= Self.propertyIndexingThreshold {

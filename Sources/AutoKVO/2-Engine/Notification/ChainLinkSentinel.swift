@@ -2,6 +2,9 @@
 protocol ChainLinkOwner: AnyObject {
   func linkedObjectWillChange() -> Any?
   func linkedObjectDidChange(token: Any?)
+  /// An `@ObservedWeak` property of the linked object was zeroed: a change with no old value and
+  /// no prior call (``ObservedSentinel/weakPropertyDidZero(of:_:values:)``).
+  func linkedWeakPropertyDidZero()
   /// A set of the chain's leaf, whose values are the chain's own (``ChainLinkSentinel``'s
   /// `forwardsSetterValues`): the owner delivers them as they are, reading nothing.
   func linkedLeafDidSet(values: SetterValues)
@@ -20,6 +23,11 @@ extension ChainLinkOwner {
   /// An owner that attaches no link on a last read handles its change as any change.
   func linkedLastReadDidChange(token: Any?) {
     linkedObjectDidChange(token: token)
+  }
+
+  /// An owner that reads no old value before a change handles a zeroing as any change.
+  func linkedWeakPropertyDidZero() {
+    linkedObjectDidChange(token: nil)
   }
 }
 
@@ -268,6 +276,12 @@ final class ChainLinkSentinel: ObservedSentinel, ChainLink,
   func didSet(of object: AnyObject, _ snapshot: PropertySnapshot, values: SetterValues) {
     guard !forwardsSetterValues else { return didSetLeaf(values) }
     didChange(of: object, .setting(snapshot.keyPath), token: nil)
+  }
+
+  func weakPropertyDidZero(of object: AnyObject, _ keyPath: AnyKeyPath, values: SetterValues) {
+    guard !forwardsSetterValues else { return didSetLeaf(values) }
+    guard observation.isActive else { return }
+    owner?.linkedWeakPropertyDidZero()
   }
 
   private func didSetLeaf(_ values: SetterValues) {

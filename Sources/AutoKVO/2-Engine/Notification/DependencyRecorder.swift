@@ -102,7 +102,8 @@ enum DependencyRecorder {
     autokvo_thread_recorder() != nil
   }
 
-  /// Records a read of `keyPath` of `object` in this thread's recording, if there is one.
+  /// Records a read of `keyPath` of `object` in this thread's recording, if there is one; `value`
+  /// is what the read returns.
   @usableFromInline
   static func noteAccessWhileRecording<Value>(
     object: any KeyValueObservable,

@@ -60,6 +60,16 @@ extension HandlerSentinel {
     deliverSet(of: object, values)
   }
 
+  /// A zeroing of the `@ObservedWeak` property at `keyPath`: the property's registrations take its
+  /// values as a set's, with no old value; any other registration reads its key path again, with
+  /// no old value and no prior call (``weakHopDidZero(root:)``).
+  func weakPropertyDidZero(of object: AnyObject, _ keyPath: AnyKeyPath, values: SetterValues) {
+    guard !rediscovers, values.valueType == Value.self else {
+      return weakHopDidZero(root: unsafeDowncast(object, to: Object.self))
+    }
+    deliverSet(of: object, values)
+  }
+
   /// Hands a set's values to the handler, or schedules them on the registration's queue or actor.
   @inline(__always)
   func deliverSet(of object: AnyObject, _ values: SetterValues) {
@@ -85,8 +95,8 @@ extension HandlerSentinel {
   @inline(never)
   func scheduleSetterChange(_ values: SetterValues) {
     var change = KeyValueChange<Value>(kind: .setting)
-    if options.contains(.old) {
-      change.oldValue = values.oldValue.assumingMemoryBound(to: Value.self).pointee
+    if options.contains(.old), let oldValue = values.oldValue {
+      change.oldValue = oldValue.assumingMemoryBound(to: Value.self).pointee
     }
     if options.contains(.new) {
       change.newValue = values.newValue.assumingMemoryBound(to: Value.self).pointee
@@ -132,15 +142,19 @@ extension HandlerSentinel {
   /// is looks up no `KeyValueChange<Value>` metadata (the optimizer allocates the generic local
   /// at the function's entry).
   ///
-  /// - Parameter discovering: Whether a registration that rediscovers its dependencies discovers
-  ///   them again; `false` for a change of the property its evaluation reads last
-  ///   (``ChainLinkOwner/linkedLastReadDidChange(token:)``), which changes none of them.
+  /// - Parameters:
+  ///   - discovering: Whether a registration that rediscovers its dependencies discovers them
+  ///     again; `false` for a change of the property its evaluation reads last
+  ///     (``ChainLinkOwner/linkedLastReadDidChange(token:)``), which changes none of them.
+  ///   - knowsOldValue: `false` for a zeroing (``weakHopDidZero(root:)``): where the key path is
+  ///     evaluated again, the value the last evaluation read is not handed out as the old value.
   @inline(never)
   func didChange(
-    root: Object, collection: ChangeDescriptor?, token: Any?, discovering: Bool = true
+    root: Object, collection: ChangeDescriptor?, token: Any?, discovering: Bool = true,
+    knowsOldValue: Bool = true
   ) {
     if evaluatesWhereHandlerRuns {
-      return scheduleReevaluation(collection: collection)
+      return scheduleReevaluation(collection: collection, knowsOldValue: knowsOldValue)
     }
     var change = KeyValueChange<Value>(kind: .setting)
     if let token {
@@ -208,9 +222,10 @@ extension HandlerSentinel {
   }
 
   /// Evaluates the key path again where the handler runs, replaces the links the evaluation
-  /// found, and delivers the change there, its old value the one the last evaluation read. The
-  /// changes reach the queue or actor in order, so each evaluation follows the one before.
-  func scheduleReevaluation(collection: ChangeDescriptor?) {
+  /// found, and delivers the change there, its old value the one the last evaluation read unless
+  /// `knowsOldValue` is `false`. The changes reach the queue or actor in order, so each evaluation
+  /// follows the one before.
+  func scheduleReevaluation(collection: ChangeDescriptor?, knowsOldValue: Bool = true) {
     delivery.run { [self] in
       guard observation.isActive, let root else { return }
       let (value, dependencies) = Dependencies.discover(root: root, keyPath: keyPath)
@@ -227,7 +242,7 @@ extension HandlerSentinel {
         if options.contains(.old) { change.oldValue = collection.oldElements as? Value }
         if options.contains(.new) { change.newValue = collection.newElements as? Value }
       } else {
-        if options.contains(.old) { change.oldValue = lastValue as? Value }
+        if options.contains(.old), knowsOldValue { change.oldValue = lastValue as? Value }
         if options.contains(.new) { change.newValue = value }
       }
       deliverNow(change)

@@ -27,6 +27,19 @@ extension HandlerSentinel {
     deliverSet(of: root, values)
   }
 
+  func linkedWeakPropertyDidZero() {
+    guard let root else { return }
+    weakHopDidZero(root: root)
+  }
+
+  /// An `@ObservedWeak` property the key path reads was zeroed: its object is being deallocated,
+  /// on this thread. The key path is read again (where the handler runs), and the change has no old
+  /// value, which would be read through the dying object, and sends no prior call: the
+  /// deallocation is learned after the fact.
+  func weakHopDidZero(root: Object) {
+    didChange(root: root, collection: nil, token: nil, knowsOldValue: false)
+  }
+
   /// Whether the link on the chain's leaf hands this registration the leaf's setter values
   /// (``ChainLinkSentinel``): when the handler runs on the setting thread and wants no prior call,
   /// which reads the value before the change.

@@ -76,14 +76,18 @@ extension ObservationRegistry {
   /// the life of its object, and its index, for the property's storage. Called under
   /// `withPropertyLock(_:)`, by the property's getter. (A registration attached before the record
   /// existed and triggered by the property joins its snapshot when the first set builds it.)
+  /// `isReadByEachRegistration`: see ``ObservedProperty/isReadByEachRegistration``.
   @usableFromInline
   func makePropertyWhileLocked(
     keyPath: AnyKeyPath,
-    notifiesAutomatically: Bool
+    notifiesAutomatically: Bool,
+    isReadByEachRegistration: Bool
   ) -> ObservedPropertyIndex {
     ObservedPropertyIndex(
       position: stateWhileLocked.pointee.appendProperty(
-        ObservedProperty(keyPath: keyPath, notifiesAutomatically: notifiesAutomatically)))
+        ObservedProperty(
+          keyPath: keyPath, notifiesAutomatically: notifiesAutomatically,
+          isReadByEachRegistration: isReadByEachRegistration)))
   }
 
   // MARK: Automatic changes

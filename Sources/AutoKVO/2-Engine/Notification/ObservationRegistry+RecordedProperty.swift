@@ -11,7 +11,8 @@ extension ObservationRegistry {
   /// getter does; compares key paths under the locks, where no user code runs.
   ///
   /// Only for an object whose class is the key path's root: an instance of a subclass may
-  /// override the property, so its key path is read.
+  /// override the property, so its key path is read. Never for an `@ObservedWeak` property
+  /// (``ObservedProperty/isReadByEachRegistration``), which the catalog does not list either.
   @usableFromInline
   func recordedPropertyKeyPath<Object: KeyValueObservable>(
     named keyPath: AnyKeyPath,
@@ -43,18 +44,24 @@ extension ObservationRegistry {
     return recordedPropertyKeyPath(named: keyPath)
   }
 
-  /// Whether this registry has a record whose key path is the instance `keyPath`.
+  /// Whether this registry has a record whose key path is the instance `keyPath`, of a property
+  /// that a registration need not read.
   private func hasRecord(of keyPath: AnyKeyPath) -> Bool {
-    withState { state in state.position(ofPropertyIdenticalTo: keyPath) != nil }
+    withState { state in
+      guard let position = state.position(ofPropertyIdenticalTo: keyPath) else { return false }
+      // Read only where such a record exists: reading one copies it, its key path retained.
+      return !state.hasPropertyReadByEachRegistration
+        || !state.properties[position].isReadByEachRegistration
+    }
   }
 
   /// The declaration's key path of the property `keyPath` names, when its record is in this
   /// registry: found by comparing key paths in full.
   private func recordedPropertyKeyPath(named keyPath: AnyKeyPath) -> AnyKeyPath? {
     withState { state in
-      state.properties.firstPosition { $0.keyPath.matches(keyPath) }.map {
-        state.properties[$0].keyPath
-      }
+      state.properties.firstPosition {
+        !$0.isReadByEachRegistration && $0.keyPath.matches(keyPath)
+      }.map { state.properties[$0].keyPath }
     }
   }
 }

@@ -50,7 +50,8 @@ enum ObservedPropertyCatalog {
       registry.withPropertyLock {
         if index.pointee == .none {
           index.pointee = registry.makePropertyWhileLocked(
-            keyPath: keyPath, notifiesAutomatically: notifiesAutomatically)
+            keyPath: keyPath, notifiesAutomatically: notifiesAutomatically,
+            isReadByEachRegistration: false)
         }
       }
     }

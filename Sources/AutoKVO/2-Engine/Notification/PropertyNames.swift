@@ -36,7 +36,7 @@ enum PropertyNames {
     of property: ObservedPropertyIndex,
     in object: some KeyValueObservable
   ) -> String? {
-    observedStorageLabel(in: object) { $1.observedProperty == property }.map {
+    observedStorageLabel(in: object) { $1.property == property }.map {
       String($0.dropFirst())
     }
   }
@@ -67,10 +67,12 @@ enum PropertyNames {
   }
 }
 
-/// What reflection needs of an `@Observed` property's storage to tell which property it is.
+/// The storage of an `@Observed` or `@ObservedWeak` property, as its getter's recording branch
+/// and reflection know it: by the property's identity in its object.
+@usableFromInline
 protocol ObservedStorage {
-  /// The storage's ``ObservedPropertyIndex``; read under the registry's lock.
-  var observedProperty: ObservedPropertyIndex { get }
+  /// The storage's ``ObservedPropertyIndex``; read and written under the registry's lock.
+  var property: ObservedPropertyIndex { get set }
 }
 
 extension ObservationDiagnostics {

@@ -97,14 +97,11 @@ public struct Observed<Value> {
       let registry = object.observationRegistry
       // The storage holds the index of the property's `ObservedProperty` in the registry, a plain
       // number: nothing is retained to find the property's registrations.
-      if registry.isObserved,
-        let change = registry.willPerformAutomaticChange(
-          of: object, property: { object[keyPath: storageKeyPath].property })
-      {
-        swap(&object[keyPath: storageKeyPath].storedValue, &replacedValue)
-        var lentValue = consume newValue
-        didPerformAutomaticChange(
-          registry, object, change, oldValue: &replacedValue, newValue: &lentValue)
+      if registry.isObserved {
+        performNotifyingSet(
+          of: object, registry, newValue, replacing: &replacedValue,
+          property: { object[keyPath: storageKeyPath].property },
+          exchange: { swap(&object[keyPath: storageKeyPath].storedValue, &$0) })
       } else {
         // Tells the optimizer that this branch is the fast path, so that it inlines the property's
         // setter where it is called (within its module); without a hint the setter is just above
@@ -112,6 +109,32 @@ public struct Observed<Value> {
         _onFastPath()
         swap(&object[keyPath: storageKeyPath].storedValue, &replacedValue)
       }
+    }
+  }
+
+  /// A set of a property of an object that registrations observe: tells the registrations the set
+  /// concerns, if any, that it is about to happen, stores `newValue` with `exchange`, which swaps
+  /// it with the storage's value, and lends both values to the registrations. `replacedValue`
+  /// holds `newValue` on entry and the replaced value on return, for the setter to release after
+  /// it returns. The notifying branch of ``Observed``'s setter and of ``ObservedWeak``'s; inlined
+  /// there, where `property` and `exchange` are direct, instantaneous storage accesses.
+  @inlinable
+  @inline(__always)
+  static func performNotifyingSet(
+    of object: AnyObject,
+    _ registry: ObservationRegistry,
+    _ newValue: consuming Value,
+    replacing replacedValue: inout Value,
+    property: () -> ObservedPropertyIndex,
+    exchange: (inout Value) -> Void
+  ) {
+    if let change = registry.willPerformAutomaticChange(of: object, property: property) {
+      exchange(&replacedValue)
+      var lentValue = consume newValue
+      didPerformAutomaticChange(
+        registry, object, change, oldValue: &replacedValue, newValue: &lentValue)
+    } else {
+      exchange(&replacedValue)
     }
   }
 
@@ -163,42 +186,10 @@ public struct Observed<Value> {
       swap(&object[keyPath: storageKeyPath].storedValue, &value)
       return
     }
-    guard DependencyRecorder.isRecordingOnThisThread else { return }
-    let registry = object.observationRegistry
-    var property = registry.withPropertyLock { object[keyPath: storageKeyPath].property }
-    if property == .none {
-      // A registry stored by two objects serves the first: the other's reads make no property in
-      // it, so that its sets reach none of the first one's registrations.
-      guard registry.serves(object) else { return }
-      // Asked before taking the lock: the class's answer is its own code.
-      let notifiesAutomatically = type(of: object).automaticallyNotifiesObservers(
-        for: wrappedKeyPath)
-      property = registry.withPropertyLock {
-        // Another thread may have made it meanwhile; the first one made stays.
-        if object[keyPath: storageKeyPath].property == .none {
-          object[keyPath: storageKeyPath].property = registry.makePropertyWhileLocked(
-            keyPath: wrappedKeyPath, notifiesAutomatically: notifiesAutomatically)
-        }
-        return object[keyPath: storageKeyPath].property
-      }
-      // The other instances of the class can now make the record without reading the property:
-      // the catalog keeps where the storage's index lies. Its address is taken by a direct field
-      // access here, where the key path is a literal, and through the key-path runtime's address
-      // projection in a debug build; neither reads the value.
-      if type(of: object) == EnclosingSelf.self,
-        !ObservedPropertyCatalog.contains(wrappedKeyPath, of: EnclosingSelf.self)
-      {
-        let base = UnsafeRawPointer(Unmanaged.passUnretained(object).toOpaque())
-        let indexOffset = registry.withPropertyLock {
-          withUnsafeMutablePointer(to: &object[keyPath: storageKeyPath].property) {
-            UnsafeRawPointer($0) - base
-          }
-        }
-        ObservedPropertyCatalog.add(
-          ObservedPropertyCatalog.Entry(keyPath: wrappedKeyPath, indexOffset: indexOffset),
-          for: EnclosingSelf.self)
-      }
-    }
+    guard DependencyRecorder.isRecordingOnThisThread,
+      let property = recordedProperty(
+        of: object, wrappedKeyPath, storageKeyPath, isReadByEachRegistration: false)
+    else { return }
     DependencyRecorder.noteAccessWhileRecording(
       object: object, keyPath: wrappedKeyPath, property: property,
       value: object[keyPath: storageKeyPath].storedValue)
@@ -207,6 +198,4 @@ public struct Observed<Value> {
 
 extension Observed: Sendable where Value: Sendable {}
 
-extension Observed: ObservedStorage {
-  var observedProperty: ObservedPropertyIndex { property }
-}
+extension Observed: ObservedStorage {}
