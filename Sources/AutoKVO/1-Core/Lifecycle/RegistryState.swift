@@ -12,8 +12,9 @@ struct RegistryState {
   var pendingChanges: [PendingChange] = []
   /// The key paths the object has notified by hand (`willChangeValue(for:)`), each once, in the
   /// order first notified: the hops of a chain its class notifies by hand, which a registration
-  /// follows (`Dependencies.followUnobservedHops(root:)`). Only grows, as the class's own code
-  /// names them; empty for an object never notified by hand.
+  /// follows (`Dependencies.followUnobservedHops`), and what its class's catalog learned from it
+  /// (`HandNotifiedKeyPathCatalog`). Only grows, as the class's own code names them; empty for an
+  /// object never notified by hand.
   var manuallyNotifiedKeyPaths: [AnyKeyPath] = []
   /// The ``ObservedProperty`` of each of the object's `@Observed` properties that a registration
   /// has read, in the order they were first read; each property's storage holds its position

@@ -139,7 +139,7 @@ extension Dependencies {
   ) -> [(object: any KeyValueObservable, keyPath: AnyKeyPath)]? {
     guard levels > 0 else { return nil }
     var throughObjects: [(keyPath: AnyKeyPath, object: any KeyValueObservable)] = []
-    for keyPath in holder.observationRegistry.manuallyNotifiedKeyPaths {
+    for keyPath in holder.observationRegistry.manuallyNotifiedKeyPaths(of: holder) {
       guard let held = holder[keyPath: keyPath] else { continue }
       switch DependencyRecorder.ReturnedValue(of: held) {
       case .object(let object) where object === target:

@@ -7,7 +7,7 @@
 /// reaches through the hop (or is `nil` where the hop is `nil`, or its object is gone) when the
 /// change begins: checked by reading that key path, which the class notifies, and nothing else.
 /// Once a change has shown the hop, the owner's next evaluation finds the key path among those the
-/// object notified by hand (`Dependencies.followUnobservedHops(root:)`) and links it as it links
+/// object notified by hand (`Dependencies.followUnobservedHops`) and links it as it links
 /// an `@Observed` hop, which ends this watch.
 ///
 /// Its owner ends it when the chain no longer goes through the hop, or when the owner itself ends;

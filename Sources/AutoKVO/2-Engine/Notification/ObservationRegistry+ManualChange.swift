@@ -13,17 +13,26 @@ extension ObservationRegistry {
       notifications: notifications,
       inheritedNotifications: inherited
     )
-    withState { state in
+    let isFirstOfItsKeyPath = withState { state in
       state.pendingChanges.append(pending)
-      if !state.manuallyNotifiedKeyPaths.contains(where: { $0.matches(descriptor.keyPath) }) {
-        state.manuallyNotifiedKeyPaths.append(descriptor.keyPath)
-      }
+      guard !state.manuallyNotifiedKeyPaths.contains(where: { $0.matches(descriptor.keyPath) })
+      else { return false }
+      state.manuallyNotifiedKeyPaths.append(descriptor.keyPath)
+      return true
+    }
+    if isFirstOfItsKeyPath {
+      HandNotifiedKeyPathCatalog.add(descriptor.keyPath, for: type(of: object))
     }
   }
 
-  /// The key paths this registry's object has notified by hand, in the order first notified.
-  var manuallyNotifiedKeyPaths: [AnyKeyPath] {
-    withState { $0.manuallyNotifiedKeyPaths }
+  /// The key paths `object`, which stores this registry, has notified by hand, then those other
+  /// instances of its class have, each once.
+  func manuallyNotifiedKeyPaths(of object: AnyObject) -> [AnyKeyPath] {
+    let own = withState { $0.manuallyNotifiedKeyPaths }
+    return own
+      + HandNotifiedKeyPathCatalog.keyPaths(of: type(of: object)).filter { keyPath in
+        !own.contains { $0.matches(keyPath) }
+      }
   }
 
   /// Completes the innermost pending manual change of `keyPath` on this thread, or reports a

@@ -94,6 +94,10 @@ final class HandNotifiedHolder: KeyValueObservable, @unchecked Sendable {  // on
     didSet { didChangeValue(for: \.leaf) }
   }
 
+  init(leaf: HopItem? = nil) {
+    self.leaf = leaf
+  }
+
   static func automaticallyNotifiesObservers(for keyPath: AnyKeyPath) -> Bool {
     keyPath != \HandNotifiedHolder.leaf
   }

@@ -333,6 +333,26 @@ struct HandNotifiedHopTests {
   }
 
   @Test(
+    "A hop another instance of its class notified by hand is declared for a new instance: no diagnostic"
+  )
+  func handNotifiedHopKnownFromItsClass() {
+    let diagnostics = DiagnosticsRecorder()
+    defer { diagnostics.restore() }
+    let taught = HandNotifiedHolder()
+    let item = HopItem("A")
+    taught.leaf = item
+    // A new instance, whose leaf is set without a manual change (its class's initializer).
+    let holder = HandNotifiedHolder(leaf: item)
+    let watcher = Watcher()
+    watcher.autoObserve(holder, keyPath: \.leaf?.title, options: [.new]) { w, _, change in
+      w.record(describe(change))
+    }
+    #expect(diagnostics.kinds == [])
+    holder.leaf = nil
+    #expect(watcher.log == ["setting nil->nil"])
+  }
+
+  @Test(
     "A hand-notified hop registered before its first manual change is followed from that change")
   func handNotifiedHopBeforeItsFirstChange() {
     let holder = HandNotifiedHolder()
