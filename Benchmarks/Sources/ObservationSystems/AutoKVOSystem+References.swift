@@ -11,6 +11,20 @@ extension AutoKVOSystem {
     public init() {}
   }
 
+  /// Reaches a leaf through an `@ObservedWeak` property: the root of a two-hop weak chain.
+  public final class WeakHolder: KeyValueObservable {
+    public let observationRegistry = ObservationRegistry()
+    @ObservedWeak public var leaf: Leaf?
+
+    public init() {}
+  }
+
+  /// Sets the value of the holder's weakly held leaf, through a two-hop chain with a weak hop.
+  @inline(never)
+  public static func setValue(_ value: Double, onLeafOf holder: WeakHolder) {
+    holder.leaf?.value = value
+  }
+
   @inline(never)
   public static func setStrong(_ leaf: Leaf?, on references: References) {
     references.strong = leaf
@@ -27,8 +41,9 @@ extension AutoKVOSystem {
   @inline(never)
   public static func weak(of references: References) -> Leaf? { references.weak }
 
-  /// The four workloads: a set nobody observes and a get with one observer, of each property.
-  /// Sets alternate between two leaves the workload keeps alive.
+  /// A set through a chain over an `@ObservedWeak` hop, and four workloads that compare the two
+  /// properties: a set nobody observes and a get with one observer, of each. Sets alternate
+  /// between two leaves the workload keeps alive.
   static func referenceWorkloads() -> [Workload] {
     func setting(_ set: @escaping (Leaf?, References) -> Void) -> Workload.Body {
       .repeated {
@@ -62,6 +77,23 @@ extension AutoKVOSystem {
       }
     }
     return [
+      Workload(
+        .setWithOneObserver, .autoKVO, variant: "through a two-hop @ObservedWeak chain",
+        body: .repeated {
+          let holder = WeakHolder()
+          let leaf = Leaf()
+          holder.leaf = leaf
+          let observer = Observer()
+          observer.autoObserve(holder, keyPath: \.leaf?.value, options: [.old, .new]) {
+            observer, _, change in
+            observer.total &+= Int((change.oldValue! ?? 0) + (change.newValue! ?? 0))
+          }
+          return { n in
+            withExtendedLifetime((observer, leaf)) {
+              for i in 0..<n { setValue(Double(i), onLeafOf: holder) }
+            }
+          }
+        }),
       Workload(
         .setWithoutObserver, .autoKVO, variant: "@Observed reference",
         body: setting { setStrong($0, on: $1) }),
