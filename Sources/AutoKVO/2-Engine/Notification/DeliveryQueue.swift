@@ -1,0 +1,58 @@
+import Dispatch
+
+/// A queue a registration's handler runs on, with the identity that tells whether a block runs
+/// on it. An object, so that a delivery stays one reference wide.
+@usableFromInline
+final class DeliveryQueue {
+  let queue: DispatchQueue
+  let identity: DeliveryQueueIdentity
+
+  init(_ queue: DispatchQueue) {
+    self.queue = queue
+    identity = DeliveryQueueIdentity.of(queue)
+  }
+}
+
+/// The identity of a dispatch queue used for delivery, which tells whether a running block runs
+/// on that queue.
+///
+/// A `DispatchQueue` value is a wrapper: on Linux every `DispatchQueue.main` or `.global()` access
+/// makes a new one around the same queue, and a freed wrapper's address is reused. So the identity
+/// is an object of its own, stored in the queue itself as a queue-specific value the first time the
+/// queue is used for delivery and read back by every later registration on it, whatever wrapper
+/// it names the queue by. The queue keeps its identity alive, and so does every registration that
+/// compares against it, so an identity is never freed while it may be compared: no other queue
+/// can ever carry it, and no code outside this type can set it (the key is private).
+@usableFromInline
+final class DeliveryQueueIdentity: Sendable {
+  private struct Key: @unchecked Sendable {  // immutable; DispatchSpecificKey is thread-safe
+    let key = DispatchSpecificKey<DeliveryQueueIdentity>()
+  }
+
+  private static let key = Key()
+
+  /// Serialises the read-then-store of a queue's identity, so that two registrations made at once
+  /// on one queue agree on it.
+  private static let marking = Lock()
+
+  private init() {}
+
+  /// The identity of `queue`, stored in it if it has none yet.
+  static func of(_ queue: DispatchQueue) -> DeliveryQueueIdentity {
+    // Read without the lock first: once stored, a queue's identity never changes.
+    if let identity = queue.getSpecific(key: key.key) { return identity }
+    return marking.withLock {
+      if let identity = queue.getSpecific(key: key.key) { return identity }
+      let identity = DeliveryQueueIdentity()
+      queue.setSpecific(key: key.key, value: identity)
+      return identity
+    }
+  }
+
+  /// Whether the caller runs on the queue this identifies, or on a queue that targets it (as
+  /// `dispatchPrecondition(condition: .onQueue(_:))` answers). For the main queue this is the
+  /// main actor's executor on every platform, the main thread outside any queue included.
+  var isCurrent: Bool {
+    DispatchQueue.getSpecific(key: Self.key.key) === self
+  }
+}
