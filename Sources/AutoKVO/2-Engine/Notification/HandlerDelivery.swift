@@ -32,7 +32,9 @@ enum HandlerDelivery {
     guard let isolation else { return .synchronous }
     // The main actor runs wherever the main queue runs, and that queue already keeps order.
     if isolation === MainActor.shared { return .resolve(queue: .main) }
-    return .actor(ActorMailbox(isolation))
+    // One mailbox for every registration made from the actor, so that one order holds across
+    // them, as the main queue keeps one for the main actor.
+    return .actor(ActorMailbox.shared(by: isolation))
   }
 
   /// Runs `body` now when the caller is already where the handler must run, or schedules it.
@@ -45,24 +47,38 @@ enum HandlerDelivery {
       let transfer = DeliveryTransfer(body)
       queue.queue.async { transfer.body() }
     case .actor(let mailbox):
-      if mailbox.isBeingRegisteredOnThisThread { return body() }
+      if Self.takeRegistrationMark(of: mailbox) { return body() }
       mailbox.submit(body)
     }
   }
 
-  /// Runs `body`, the registration this delivery belongs to, marking this thread as making it.
+  /// Runs `body`, which makes the registration-time call (`.initial`) of the registration this
+  /// delivery belongs to, marking this thread as making it.
   ///
-  /// Deliveries `run` meanwhile on this thread — the registration-time (`.initial`) call, whether
-  /// the engine makes it or Foundation makes it inside `addObserver` — run synchronously, before
-  /// the registration returns: the registering code runs isolated to the registration's actor
-  /// (captured with `#isolation`), so it already is where the handler must run. A queue needs no
-  /// mark: `run` asks the queue itself.
+  /// The first delivery `run` meanwhile on this thread is that call, whether the engine makes it
+  /// or Foundation makes it inside `addObserver`: it takes the mark, and runs synchronously, before
+  /// the registration returns, because the registering code runs isolated to the registration's
+  /// actor (captured with `#isolation`), so it already is where the handler must run. It is the
+  /// registration's first delivery, whatever waits in the mailbox: a change made since the
+  /// registration was attached came after the value it carries. Taken by that call, the mark does
+  /// not cover what its handler sets: those changes go behind what waits. A queue needs no mark:
+  /// `run` asks the queue itself.
   func whileRegistering<Result>(_ body: () -> Result) -> Result {
     guard case .actor(let mailbox) = self else { return body() }
     let previous = autokvo_registering_delivery()
     autokvo_set_registering_delivery(Unmanaged.passUnretained(mailbox).toOpaque())
     defer { autokvo_set_registering_delivery(previous) }
     return body()
+  }
+
+  /// Whether this thread is inside `whileRegistering(_:)` for `delivery` and has not run a
+  /// delivery since; if so, the mark is taken (see `whileRegistering(_:)`).
+  private static func takeRegistrationMark(of delivery: AnyObject) -> Bool {
+    guard autokvo_registering_delivery() == Unmanaged.passUnretained(delivery).toOpaque() else {
+      return false
+    }
+    autokvo_set_registering_delivery(nil)
+    return true
   }
 }
 
