@@ -14,7 +14,7 @@ final class DeliveryQueue {
 }
 
 /// The identity of a dispatch queue used for delivery, which tells whether a running block runs
-/// on that queue.
+/// on that queue or on a queue that targets it.
 ///
 /// A `DispatchQueue` value is a wrapper: on Linux every `DispatchQueue.main` or `.global()` access
 /// makes a new one around the same queue, and a freed wrapper's address is reused. So the identity
@@ -22,14 +22,26 @@ final class DeliveryQueue {
 /// queue is used for delivery and read back by every later registration on it, whatever wrapper
 /// it names the queue by. The queue keeps its identity alive, and so does every registration that
 /// compares against it, so an identity is never freed while it may be compared: no other queue
-/// can ever carry it, and no code outside this type can set it (the key is private).
+/// can ever carry it, and no code outside this type can set it (the keys are private).
+///
+/// Each identity also marks its queue under a key of its own, which nothing else sets. A block
+/// finds a queue-specific value by looking in its own queue, then in the queue that one targets,
+/// and so on, and stops at the first queue that has one: under a key that every identity shared,
+/// a queue A that targets B would hide B's identity from A's blocks as soon as any registration
+/// used A for delivery. Under B's own key, A's blocks find B's mark whatever A carries, so whether
+/// a block runs on B, or on a queue that targets it, never depends on other registrations.
 @usableFromInline
 final class DeliveryQueueIdentity: Sendable {
-  private struct Key: @unchecked Sendable {  // immutable; DispatchSpecificKey is thread-safe
-    let key = DispatchSpecificKey<DeliveryQueueIdentity>()
+  private struct Key<Value>: @unchecked Sendable {  // immutable; DispatchSpecificKey is thread-safe
+    let key = DispatchSpecificKey<Value>()
   }
 
-  private static let key = Key()
+  /// Finds a queue's identity from the queue: read from that queue alone, never from its targets.
+  private static let identityKey = Key<DeliveryQueueIdentity>()
+
+  /// Marks this identity's queue for `isCurrent`. The identity holds it, and the queue holds the
+  /// identity, so the key lives as long as any queue carries it.
+  private let ownKey = Key<Bool>()
 
   /// Serialises the read-then-store of a queue's identity, so that two registrations made at once
   /// on one queue agree on it.
@@ -40,19 +52,22 @@ final class DeliveryQueueIdentity: Sendable {
   /// The identity of `queue`, stored in it if it has none yet.
   static func of(_ queue: DispatchQueue) -> DeliveryQueueIdentity {
     // Read without the lock first: once stored, a queue's identity never changes.
-    if let identity = queue.getSpecific(key: key.key) { return identity }
+    if let identity = queue.getSpecific(key: identityKey.key) { return identity }
     return marking.withLock {
-      if let identity = queue.getSpecific(key: key.key) { return identity }
+      if let identity = queue.getSpecific(key: identityKey.key) { return identity }
       let identity = DeliveryQueueIdentity()
-      queue.setSpecific(key: key.key, value: identity)
+      // The mark first: whoever finds the identity can then find its mark.
+      queue.setSpecific(key: identity.ownKey.key, value: true)
+      queue.setSpecific(key: identityKey.key, value: identity)
       return identity
     }
   }
 
   /// Whether the caller runs on the queue this identifies, or on a queue that targets it (as
-  /// `dispatchPrecondition(condition: .onQueue(_:))` answers). For the main queue this is the
-  /// main actor's executor on every platform, the main thread outside any queue included.
+  /// `dispatchPrecondition(condition: .onQueue(_:))` answers), whatever other identities the
+  /// queues between carry. For the main queue this is the main actor's executor on every
+  /// platform, the main thread outside any queue included.
   var isCurrent: Bool {
-    DispatchQueue.getSpecific(key: Self.key.key) === self
+    DispatchQueue.getSpecific(key: ownKey.key) != nil
   }
 }

@@ -124,3 +124,50 @@ struct ActorDeliveryOrderTests {
     #expect(person.observationRegistry.observerCount == 0)
   }
 }
+
+@Suite("Delivery queues and the queues that target them: one rule, whatever other registrations did")
+struct TargetQueueDeliveryTests {
+  @Test(
+    "A set made on a queue that targets the delivery queue runs the handler before the setter returns, whether or not another registration delivers on the setting queue",
+    arguments: [false, true])
+  func setOnATargetingQueue(anotherRegistrationDeliversThere: Bool) {
+    let deliveryQueue = DispatchQueue(label: "autokvo.tests.target.delivery")
+    let settingQueue = DispatchQueue(label: "autokvo.tests.target.setting", target: deliveryQueue)
+    let bystander = Watcher()
+    let other = Person()
+    if anotherRegistrationDeliversThere {
+      bystander.autoObserve(other, keyPath: \.age, options: .new, deliveryQueue: settingQueue) {
+        _, _, _ in
+      }
+    }
+    let person = Person(age: 0)
+    let watcher = Watcher()
+    watcher.autoObserve(person, keyPath: \.age, options: .new, deliveryQueue: deliveryQueue) {
+      watcher, _, change in watcher.record("handler \(change.newValue!)")
+    }
+    settingQueue.sync {
+      person.age = 1
+      watcher.record("set returned")
+    }
+    #expect(watcher.log == ["handler 1", "set returned"])
+    withExtendedLifetime((bystander, other)) {}
+  }
+
+  @Test(
+    "A set made on the queue a delivery queue targets runs the handler later, on the delivery queue")
+  func setOnTheTargetedQueue() {
+    let targetedQueue = DispatchQueue(label: "autokvo.tests.target.targeted")
+    let deliveryQueue = DispatchQueue(label: "autokvo.tests.target.targeting", target: targetedQueue)
+    let person = Person(age: 0)
+    let watcher = Watcher()
+    watcher.autoObserve(person, keyPath: \.age, options: .new, deliveryQueue: deliveryQueue) {
+      watcher, _, change in watcher.record("handler \(change.newValue!)")
+    }
+    targetedQueue.sync {
+      person.age = 1
+      watcher.record("set returned")
+    }
+    deliveryQueue.sync {}
+    #expect(watcher.log == ["set returned", "handler 1"])
+  }
+}
