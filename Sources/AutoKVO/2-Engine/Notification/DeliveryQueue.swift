@@ -1,15 +1,62 @@
 import Dispatch
 
-/// A queue a registration's handler runs on, with the identity that tells whether a block runs
-/// on it. An object, so that a delivery stays one reference wide.
+/// The queue one registration's handler runs on, with the identity that tells whether a block runs
+/// on it, and the count of that registration's deliveries still waiting in it. An object, so that
+/// a delivery stays one reference wide; one per registration.
+// @unchecked Sendable: `waitingDeliveries` is guarded by `lock`; `queue` and `identity` are
+// immutable. Each scheduled block runs once, on `queue`, where its handler expects to run.
 @usableFromInline
-final class DeliveryQueue {
+final class DeliveryQueue: @unchecked Sendable {
   let queue: DispatchQueue
   let identity: DeliveryQueueIdentity
+  private let lock = Lock()
+  /// How many of this registration's deliveries are scheduled on `queue` and have not started.
+  private var waitingDeliveries = 0
 
   init(_ queue: DispatchQueue) {
     self.queue = queue
     identity = DeliveryQueueIdentity.of(queue)
+  }
+
+  deinit {
+    lock.destroy()
+  }
+
+  /// Runs `body` now, on this thread, when it runs on the queue (or on a queue that targets it)
+  /// and nothing of this registration waits in the queue, or when `body` is the registration-time
+  /// call made on the queue; otherwise schedules it on the queue, behind what waits there.
+  ///
+  /// A block that runs on the queue runs ahead of the deliveries scheduled after it started, and
+  /// those may carry changes made before the one it makes now (set on another thread meanwhile):
+  /// running `body` at once would overtake them. The registration-time call overtakes nothing of
+  /// its own: a change scheduled since the registration was attached came after the value it
+  /// carries.
+  func run(_ body: @escaping () -> Void, isRegistrationCall: Bool) {
+    let isOnQueue = identity.isCurrent
+    let runsNow = lock.withLock {
+      if isOnQueue, isRegistrationCall || waitingDeliveries == 0 { return true }
+      waitingDeliveries += 1
+      return false
+    }
+    if runsNow { return body() }
+    let transfer = DeliveryTransfer { [self] in
+      // Counted out before it runs: a change its handler makes on the queue, with nothing else of
+      // this registration waiting, is delivered at once, inside it, as a synchronous one is.
+      lock.withLock { waitingDeliveries -= 1 }
+      body()
+    }
+    queue.async { transfer.body() }
+  }
+}
+
+/// Carries a delivery to the queue where it runs.
+// @unchecked Sendable: the closure is run once, on the handler's queue, which is where the
+// handler expects to run; the values it carries are the ones the handler receives.
+final class DeliveryTransfer: @unchecked Sendable {
+  let body: () -> Void
+
+  init(_ body: @escaping () -> Void) {
+    self.body = body
   }
 }
 

@@ -5,8 +5,9 @@ import _AutoKVOShims
 ///
 /// `.synchronous` is KVO's rule: on the mutating thread, during the change. A registration made
 /// with a delivery queue runs its handler on that queue: synchronously when the change happens
-/// on it, otherwise asynchronously there, in order. A registration made from an actor-isolated
-/// context runs its handler on that actor, since the handler assumes it, also in order.
+/// on it and none of the registration's earlier changes still waits there, otherwise
+/// asynchronously there, in order. A registration made from an actor-isolated context runs its
+/// handler on that actor, since the handler assumes it, also in order, one order for the actor.
 @usableFromInline
 enum HandlerDelivery {
   case synchronous
@@ -43,9 +44,7 @@ enum HandlerDelivery {
     case .synchronous:
       body()
     case .queue(let queue):
-      if queue.identity.isCurrent { return body() }
-      let transfer = DeliveryTransfer(body)
-      queue.queue.async { transfer.body() }
+      queue.run(body, isRegistrationCall: Self.takeRegistrationMark(of: queue))
     case .actor(let mailbox):
       if Self.takeRegistrationMark(of: mailbox) { return body() }
       mailbox.submit(body)
@@ -56,17 +55,23 @@ enum HandlerDelivery {
   /// delivery belongs to, marking this thread as making it.
   ///
   /// The first delivery `run` meanwhile on this thread is that call, whether the engine makes it
-  /// or Foundation makes it inside `addObserver`: it takes the mark, and runs synchronously, before
-  /// the registration returns, because the registering code runs isolated to the registration's
-  /// actor (captured with `#isolation`), so it already is where the handler must run. It is the
-  /// registration's first delivery, whatever waits in the mailbox: a change made since the
-  /// registration was attached came after the value it carries. Taken by that call, the mark does
-  /// not cover what its handler sets: those changes go behind what waits. A queue needs no mark:
-  /// `run` asks the queue itself.
+  /// or Foundation makes it inside `addObserver`, and it takes the mark. For an actor, it runs
+  /// synchronously, before the registration returns, because the registering code runs isolated
+  /// to the registration's actor (captured with `#isolation`), so it already is where the handler
+  /// must run. For a queue, it runs synchronously when the registering code runs on the queue,
+  /// even though changes of the registration wait there; otherwise it waits in the queue too. It
+  /// is the registration's first delivery, whatever waits: a change made since the registration
+  /// was attached came after the value it carries. Taken by that call, the mark does not cover
+  /// what its handler sets: those changes go behind what waits.
   func whileRegistering<Result>(_ body: () -> Result) -> Result {
-    guard case .actor(let mailbox) = self else { return body() }
+    let delivery: AnyObject
+    switch self {
+    case .synchronous: return body()
+    case .queue(let queue): delivery = queue
+    case .actor(let mailbox): delivery = mailbox
+    }
     let previous = autokvo_registering_delivery()
-    autokvo_set_registering_delivery(Unmanaged.passUnretained(mailbox).toOpaque())
+    autokvo_set_registering_delivery(Unmanaged.passUnretained(delivery).toOpaque())
     defer { autokvo_set_registering_delivery(previous) }
     return body()
   }
@@ -79,16 +84,5 @@ enum HandlerDelivery {
     }
     autokvo_set_registering_delivery(nil)
     return true
-  }
-}
-
-/// Carries a delivery to the queue where it runs.
-// @unchecked Sendable: the closure is run once, on the handler's queue, which is where the
-// handler expects to run; the values it carries are the ones the handler receives.
-final class DeliveryTransfer: @unchecked Sendable {
-  let body: () -> Void
-
-  init(_ body: @escaping () -> Void) {
-    self.body = body
   }
 }

@@ -171,3 +171,151 @@ struct TargetQueueDeliveryTests {
     #expect(watcher.log == ["set returned", "handler 1"])
   }
 }
+
+/// A main-actor view of a person's age, as UI code writes one: records each change it receives.
+@MainActor
+final class AgeLabel: KeyValueObservable {
+  let observationRegistry = ObservationRegistry()
+  private(set) var seen: [String] = []
+
+  func bind(to person: Person) {
+    autoObserve(person, keyPath: \.age, options: [.old, .new]) { label, _, change in
+      label.seen.append("\(change.oldValue!)→\(change.newValue!)")
+    }
+  }
+}
+
+/// The *Collection mutations* article's table: a copy of the rows, changed only by the changes,
+/// in the order they arrive on the table's queue.
+final class SongTable: KeyValueObservable, @unchecked Sendable {  // `rows`: on `queue` only
+  let observationRegistry = ObservationRegistry()
+  let queue = DispatchQueue(label: "autokvo.tests.order.song-table")
+  private(set) var rows: [String] = []
+  /// Insertions the article's `rows.insert(song, at: row)` would trap on, past the end.
+  private(set) var problems: [String] = []
+
+  func show(_ playlist: Playlist) {
+    queue.sync { rows = playlist.songs }
+    autoObserve(playlist, keyPath: \.songs, options: .new, deliveryQueue: queue) {
+      table, _, change in
+      guard change.kind == .insertion else { return }
+      for (row, song) in zip(change.indexes!, change.newValue!) {
+        if row <= table.rows.count {
+          table.rows.insert(song, at: row)
+        } else {
+          table.problems.append("insertion of \(song) at \(row) into \(table.rows.count) rows")
+        }
+      }
+    }
+  }
+}
+
+/// Runs `onQueue` in a block on `queue` that starts before `elsewhere` runs on this thread and
+/// goes on only once `elsewhere` has returned; returns when `onQueue` has returned.
+private func runOnQueue(
+  _ queue: DispatchQueue, afterElsewhere elsewhere: () -> Void,
+  _ onQueue: @escaping @Sendable () -> Void
+) {
+  let running = DispatchSemaphore(value: 0)
+  let proceed = DispatchSemaphore(value: 0)
+  queue.async {
+    running.signal()
+    proceed.wait()
+    onQueue()
+  }
+  running.wait()
+  elsewhere()
+  proceed.signal()
+  queue.sync {}
+}
+
+@Suite("Each registration receives its changes in the order they were made, whichever thread sets")
+struct ChangeOrderTests {
+  @Test(
+    "A set made on the delivery queue while an earlier change waits there is delivered after it",
+    arguments: 0..<10)
+  func setOnTheQueueAfterAnotherThread(round: Int) {
+    let queue = DispatchQueue(label: "autokvo.tests.order.queue")
+    let person = Person(age: 0)
+    let watcher = Watcher()
+    watcher.autoObserve(person, keyPath: \.age, options: [.old, .new], deliveryQueue: queue) {
+      watcher, _, change in watcher.record("\(change.oldValue!)→\(change.newValue!)")
+    }
+    // Set 1 off the queue while a block runs on it, so that its delivery waits behind the block;
+    // then set 2 from that block, on the queue.
+    runOnQueue(queue, afterElsewhere: { person.age = 1 }) { person.age = 2 }
+    queue.sync {}
+    #expect(watcher.log == ["0→1", "1→2"])
+  }
+
+  @Test(
+    "The .initial call of a registration made off its queue arrives before a change made on the queue after autoObserve returned",
+    arguments: 0..<10)
+  func initialBeforeASetOnTheQueue(round: Int) {
+    let queue = DispatchQueue(label: "autokvo.tests.order.initial")
+    let person = Person(age: 0)
+    let watcher = Watcher()
+    runOnQueue(
+      queue,
+      afterElsewhere: {
+        watcher.autoObserve(person, keyPath: \.age, options: [.initial, .new], deliveryQueue: queue)
+        { watcher, _, change in watcher.record("new \(change.newValue!)") }
+      }
+    ) { person.age = 5 }
+    queue.sync {}
+    #expect(watcher.log == ["new 0", "new 5"])
+  }
+
+  @MainActor
+  @Test(
+    "A main-actor registration receives a set made on the main actor after an earlier change still waiting in the main queue"
+  )
+  func setOnTheMainActorAfterAnotherThread() async {
+    let person = Person(age: 0)
+    let label = AgeLabel()
+    label.bind(to: person)
+    let done = DispatchSemaphore(value: 0)
+    Thread.detachNewThread {
+      person.age = 1  // off the main actor: its delivery waits for the main queue
+      done.signal()
+    }
+    done.wait()  // the main actor is held here, so the delivery of 1 still waits
+    person.age = 2  // on the main actor, behind it
+    #expect(label.seen == [])
+    #expect(await eventually { label.seen.count == 2 })
+    #expect(label.seen == ["0→1", "1→2"])
+    // Observers live until here: an optimized build may otherwise free them after their last use.
+    withExtendedLifetime(label) {}
+  }
+
+  @Test(
+    "The Collection mutations table receives rows added on its queue and elsewhere at the indexes they were added at"
+  )
+  func tableRowsAddedOnItsQueueAndElsewhere() {
+    let playlist = Playlist()
+    let table = SongTable()
+    table.show(playlist)
+    runOnQueue(table.queue, afterElsewhere: { playlist.mutableArrayValue(for: \.songs).append("a") })
+    { playlist.mutableArrayValue(for: \.songs).append("b") }
+    table.queue.sync {}
+    #expect(playlist.songs == ["a", "b"])
+    #expect(table.queue.sync { table.rows } == ["a", "b"])
+    #expect(table.queue.sync { table.problems } == [])
+  }
+
+  @Test("A set made on the delivery queue with nothing of its registration waiting runs the handler at once")
+  func setOnTheQueueWithNothingWaiting() {
+    let queue = DispatchQueue(label: "autokvo.tests.order.idle")
+    let person = Person(age: 0)
+    let watcher = Watcher()
+    watcher.autoObserve(person, keyPath: \.age, options: [.old, .new], deliveryQueue: queue) {
+      watcher, _, change in watcher.record("\(change.oldValue!)→\(change.newValue!)")
+    }
+    person.age = 1
+    queue.sync {
+      person.age = 2
+      watcher.record("set returned")
+    }
+    #expect(watcher.log == ["0→1", "1→2", "set returned"])
+  }
+}
