@@ -125,7 +125,8 @@ struct ActorDeliveryOrderTests {
   }
 }
 
-@Suite("Delivery queues and the queues that target them: one rule, whatever other registrations did")
+@Suite(
+  "Delivery queues and the queues that target them: one rule, whatever other registrations did")
 struct TargetQueueDeliveryTests {
   @Test(
     "A set made on a queue that targets the delivery queue runs the handler before the setter returns, whether or not another registration delivers on the setting queue",
@@ -154,10 +155,12 @@ struct TargetQueueDeliveryTests {
   }
 
   @Test(
-    "A set made on the queue a delivery queue targets runs the handler later, on the delivery queue")
+    "A set made on the queue a delivery queue targets runs the handler later, on the delivery queue"
+  )
   func setOnTheTargetedQueue() {
     let targetedQueue = DispatchQueue(label: "autokvo.tests.target.targeted")
-    let deliveryQueue = DispatchQueue(label: "autokvo.tests.target.targeting", target: targetedQueue)
+    let deliveryQueue = DispatchQueue(
+      label: "autokvo.tests.target.targeting", target: targetedQueue)
     let person = Person(age: 0)
     let watcher = Watcher()
     watcher.autoObserve(person, keyPath: \.age, options: .new, deliveryQueue: deliveryQueue) {
@@ -212,9 +215,9 @@ final class SongTable: KeyValueObservable, @unchecked Sendable {  // `rows`: on 
 
 /// Runs `onQueue` in a block on `queue` that starts before `elsewhere` runs on this thread and
 /// goes on only once `elsewhere` has returned; returns when `onQueue` has returned.
-private func runOnQueue(
-  _ queue: DispatchQueue, afterElsewhere elsewhere: () -> Void,
-  _ onQueue: @escaping @Sendable () -> Void
+private func run(
+  onQueue: @escaping @Sendable () -> Void, of queue: DispatchQueue,
+  afterElsewhere elsewhere: () -> Void
 ) {
   let running = DispatchSemaphore(value: 0)
   let proceed = DispatchSemaphore(value: 0)
@@ -243,7 +246,7 @@ struct ChangeOrderTests {
     }
     // Set 1 off the queue while a block runs on it, so that its delivery waits behind the block;
     // then set 2 from that block, on the queue.
-    runOnQueue(queue, afterElsewhere: { person.age = 1 }) { person.age = 2 }
+    run(onQueue: { person.age = 2 }, of: queue, afterElsewhere: { person.age = 1 })
     queue.sync {}
     #expect(watcher.log == ["0→1", "1→2"])
   }
@@ -255,13 +258,14 @@ struct ChangeOrderTests {
     let queue = DispatchQueue(label: "autokvo.tests.order.initial")
     let person = Person(age: 0)
     let watcher = Watcher()
-    runOnQueue(
-      queue,
+    let options: ObservationOptions = [.initial, .new]
+    run(
+      onQueue: { person.age = 5 }, of: queue,
       afterElsewhere: {
-        watcher.autoObserve(person, keyPath: \.age, options: [.initial, .new], deliveryQueue: queue)
-        { watcher, _, change in watcher.record("new \(change.newValue!)") }
-      }
-    ) { person.age = 5 }
+        watcher.autoObserve(person, keyPath: \.age, options: options, deliveryQueue: queue) {
+          watcher, _, change in watcher.record("new \(change.newValue!)")
+        }
+      })
     queue.sync {}
     #expect(watcher.log == ["new 0", "new 5"])
   }
@@ -295,15 +299,18 @@ struct ChangeOrderTests {
     let playlist = Playlist()
     let table = SongTable()
     table.show(playlist)
-    runOnQueue(table.queue, afterElsewhere: { playlist.mutableArrayValue(for: \.songs).append("a") })
-    { playlist.mutableArrayValue(for: \.songs).append("b") }
+    run(
+      onQueue: { playlist.mutableArrayValue(for: \.songs).append("b") }, of: table.queue,
+      afterElsewhere: { playlist.mutableArrayValue(for: \.songs).append("a") })
     table.queue.sync {}
     #expect(playlist.songs == ["a", "b"])
     #expect(table.queue.sync { table.rows } == ["a", "b"])
     #expect(table.queue.sync { table.problems } == [])
   }
 
-  @Test("A set made on the delivery queue with nothing of its registration waiting runs the handler at once")
+  @Test(
+    "A set made on the delivery queue with nothing of its registration waiting runs the handler at once"
+  )
   func setOnTheQueueWithNothingWaiting() {
     let queue = DispatchQueue(label: "autokvo.tests.order.idle")
     let person = Person(age: 0)
