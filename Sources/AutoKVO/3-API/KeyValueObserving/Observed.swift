@@ -34,7 +34,8 @@ public struct Observed<Value> {
   /// The property's identity among its object's observed properties, the position of its
   /// ``ObservedProperty`` in the object's registry: `none` until a registration first reads the
   /// property, then set once, for the life of the object. Read and written only under the
-  /// enclosing object's registry lock (``ObservationRegistry/withPropertyLock(_:)``).
+  /// enclosing object's registry lock (``ObservationRegistry/withPropertyLock(_:)``), and written
+  /// only by its address (see `makeRecord`), so that no write touches the value beside it.
   @usableFromInline
   var property: ObservedPropertyIndex
 
@@ -173,34 +174,69 @@ public struct Observed<Value> {
       // Asked before taking the lock: the class's answer is its own code.
       let notifiesAutomatically = type(of: object).automaticallyNotifiesObservers(
         for: wrappedKeyPath)
-      property = registry.withPropertyLock {
-        // Another thread may have made it meanwhile; the first one made stays.
-        if object[keyPath: storageKeyPath].property == .none {
-          object[keyPath: storageKeyPath].property = registry.makePropertyWhileLocked(
-            keyPath: wrappedKeyPath, notifiesAutomatically: notifiesAutomatically)
-        }
-        return object[keyPath: storageKeyPath].property
-      }
-      // The other instances of the class can now make the record without reading the property:
-      // the catalog keeps where the storage's index lies. Its address is taken by a direct field
-      // access here, where the key path is a literal, and through the key-path runtime's address
-      // projection in a debug build; neither reads the value.
-      if type(of: object) == EnclosingSelf.self,
-        !ObservedPropertyCatalog.contains(wrappedKeyPath, of: EnclosingSelf.self)
-      {
-        let base = UnsafeRawPointer(Unmanaged.passUnretained(object).toOpaque())
-        let indexOffset = registry.withPropertyLock {
-          withUnsafeMutablePointer(to: &object[keyPath: storageKeyPath].property) {
-            UnsafeRawPointer($0) - base
-          }
-        }
+      property = makeRecord(
+        of: object, wrappedKeyPath, storageKeyPath, in: registry,
+        notifiesAutomatically: notifiesAutomatically)
+    }
+    DependencyRecorder.noteAccessWhileRecording(
+      object: object, keyPath: wrappedKeyPath, property: property)
+  }
+
+  /// Makes the property's ``ObservedProperty`` record on `object`, unless another thread made it
+  /// meanwhile (the first one made stays), stores its index in the storage, and returns it; and
+  /// tells the catalog where the index lies, so that the other instances of the class can make
+  /// the record without reading the property.
+  ///
+  /// Writes the index word alone, by its address, as the catalog does:
+  /// `object[keyPath: storageKeyPath].property = …` would be a modifying access to all of `_x`,
+  /// which ThreadSanitizer reports against another thread's plain read of the value beside the
+  /// index, although the two touch different bytes. So a first registration races nothing that a
+  /// read of the property does not. Out of line: it runs once per object and property.
+  @usableFromInline
+  @inline(never)
+  static func makeRecord<EnclosingSelf: KeyValueObservable>(
+    of object: EnclosingSelf,
+    _ wrappedKeyPath: ReferenceWritableKeyPath<EnclosingSelf, Value>,
+    _ storageKeyPath: ReferenceWritableKeyPath<EnclosingSelf, Observed<Value>>,
+    in registry: ObservationRegistry,
+    notifiesAutomatically: Bool
+  ) -> ObservedPropertyIndex {
+    // The catalog lists the properties of instances of the declaring class itself.
+    let isCatalogued = type(of: object) == EnclosingSelf.self
+    let indexOffset: Int
+    if isCatalogued,
+      let known = ObservedPropertyCatalog.entry(named: wrappedKeyPath, of: EnclosingSelf.self)
+    {
+      indexOffset = known.indexOffset
+    } else {
+      indexOffset = Self.indexOffset(in: object, storageKeyPath, registry: registry)
+      if isCatalogued {
         ObservedPropertyCatalog.add(
           ObservedPropertyCatalog.Entry(keyPath: wrappedKeyPath, indexOffset: indexOffset),
           for: EnclosingSelf.self)
       }
     }
-    DependencyRecorder.noteAccessWhileRecording(
-      object: object, keyPath: wrappedKeyPath, property: property)
+    let entry = ObservedPropertyCatalog.Entry(keyPath: wrappedKeyPath, indexOffset: indexOffset)
+    return entry.makeRecord(
+      of: object, in: registry, notifiesAutomatically: notifiesAutomatically)
+  }
+
+  /// Where the storage's index lies in `object`, in bytes from the object's address, found
+  /// without reading or writing anything: the key-path runtime projects the index's own address
+  /// (the key path is built here, never a literal the optimizer folds into a direct access).
+  /// Taking that address is an `inout` access, which ThreadSanitizer counts as a write of the
+  /// index word: under the registry's lock, as every other access to the index, and never of the
+  /// value beside it. Once per class, then the catalog knows.
+  private static func indexOffset<EnclosingSelf: KeyValueObservable>(
+    in object: EnclosingSelf,
+    _ storageKeyPath: ReferenceWritableKeyPath<EnclosingSelf, Observed<Value>>,
+    registry: ObservationRegistry
+  ) -> Int {
+    let indexKeyPath = storageKeyPath.appending(path: \Observed<Value>.property)
+    let base = UnsafeRawPointer(Unmanaged.passUnretained(object).toOpaque())
+    return registry.withPropertyLock {
+      withUnsafeMutablePointer(to: &object[keyPath: indexKeyPath]) { UnsafeRawPointer($0) - base }
+    }
   }
 }
 
