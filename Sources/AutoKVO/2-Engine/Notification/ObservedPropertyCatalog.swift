@@ -10,6 +10,7 @@
 /// process, reads it. Filled by the `@Observed` getter when a recording makes a record
 /// (``Observed``'s `makeRecord`), once per class and property; never emptied, as classes are never
 /// unloaded, so that a class's identity is a lasting key.
+@usableFromInline
 enum ObservedPropertyCatalog {
   /// One stored `@Observed` property of one class.
   struct Entry {
@@ -81,6 +82,14 @@ enum ObservedPropertyCatalog {
     contents.initialize(to: Contents())
     return contents
   }()
+
+  /// Where the index of the property `keyPath` declares lies in an instance of `someClass`, the
+  /// class that declares it, or of a subclass, once a recording has read it on an instance of
+  /// `someClass`: what the `@Observed` getter asks before it makes a record.
+  @usableFromInline
+  static func indexOffset(of keyPath: AnyKeyPath, in someClass: AnyClass) -> Int? {
+    entry(named: keyPath, of: someClass)?.indexOffset
+  }
 
   /// Adds `entry` for `someClass`, unless an entry for its key path is there already.
   static func add(_ entry: Entry, for someClass: AnyClass) {

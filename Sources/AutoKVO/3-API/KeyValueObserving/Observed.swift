@@ -174,69 +174,64 @@ public struct Observed<Value> {
       // Asked before taking the lock: the class's answer is its own code.
       let notifiesAutomatically = type(of: object).automaticallyNotifiesObservers(
         for: wrappedKeyPath)
-      property = makeRecord(
-        of: object, wrappedKeyPath, storageKeyPath, in: registry,
-        notifiesAutomatically: notifiesAutomatically)
+      // Where the storage keeps the index, in bytes from the object's address: the same in every
+      // instance of the class and its subclasses. The catalog knows it once a recording has read
+      // the property on an instance of the class; the first time, it is found here, by a direct
+      // field access (the key path is a literal here): `storageKeyPath` is never made into a key
+      // path object, which the getter would pay for on every call.
+      if let known = ObservedPropertyCatalog.indexOffset(of: wrappedKeyPath, in: EnclosingSelf.self)
+      {
+        property = makeRecord(
+          of: object, wrappedKeyPath, indexOffset: known, learned: false, in: registry,
+          notifiesAutomatically: notifiesAutomatically)
+      } else {
+        // Taking the address is an `inout` access to the whole storage, which writes nothing but
+        // which ThreadSanitizer counts as a write of it: once per class and property, in the
+        // process (SwiftConcurrency.md, "Thread safety").
+        let base = UnsafeRawPointer(Unmanaged.passUnretained(object).toOpaque())
+        let indexOffset = registry.withPropertyLock {
+          withUnsafeMutablePointer(to: &object[keyPath: storageKeyPath].property) {
+            UnsafeRawPointer($0) - base
+          }
+        }
+        property = makeRecord(
+          of: object, wrappedKeyPath, indexOffset: indexOffset, learned: true, in: registry,
+          notifiesAutomatically: notifiesAutomatically)
+      }
     }
     DependencyRecorder.noteAccessWhileRecording(
       object: object, keyPath: wrappedKeyPath, property: property)
   }
 
   /// Makes the property's ``ObservedProperty`` record on `object`, unless another thread made it
-  /// meanwhile (the first one made stays), stores its index in the storage, and returns it; and
-  /// tells the catalog where the index lies, so that the other instances of the class can make
-  /// the record without reading the property.
+  /// meanwhile (the first one made stays), stores its index in the storage, whose index lies
+  /// `indexOffset` bytes from `object`'s address, and returns it. When the getter has just
+  /// `learned` that offset, tells the catalog, so that the other instances of the class make the
+  /// record without reading the property, and without learning the offset again.
   ///
   /// Writes the index word alone, by its address, as the catalog does:
   /// `object[keyPath: storageKeyPath].property = …` would be a modifying access to all of `_x`,
   /// which ThreadSanitizer reports against another thread's plain read of the value beside the
-  /// index, although the two touch different bytes. So a first registration races nothing that a
-  /// read of the property does not. Out of line: it runs once per object and property.
+  /// index, although the two touch different bytes. So the first registration on a property of an
+  /// object races nothing that a read of the property does not. Out of line: it runs once per
+  /// object and property.
   @usableFromInline
   @inline(never)
   static func makeRecord<EnclosingSelf: KeyValueObservable>(
     of object: EnclosingSelf,
     _ wrappedKeyPath: ReferenceWritableKeyPath<EnclosingSelf, Value>,
-    _ storageKeyPath: ReferenceWritableKeyPath<EnclosingSelf, Observed<Value>>,
+    indexOffset: Int,
+    learned: Bool,
     in registry: ObservationRegistry,
     notifiesAutomatically: Bool
   ) -> ObservedPropertyIndex {
-    // The catalog lists the properties of instances of the declaring class itself.
-    let isCatalogued = type(of: object) == EnclosingSelf.self
-    let indexOffset: Int
-    if isCatalogued,
-      let known = ObservedPropertyCatalog.entry(named: wrappedKeyPath, of: EnclosingSelf.self)
-    {
-      indexOffset = known.indexOffset
-    } else {
-      indexOffset = Self.indexOffset(in: object, storageKeyPath, registry: registry)
-      if isCatalogued {
-        ObservedPropertyCatalog.add(
-          ObservedPropertyCatalog.Entry(keyPath: wrappedKeyPath, indexOffset: indexOffset),
-          for: EnclosingSelf.self)
-      }
-    }
     let entry = ObservedPropertyCatalog.Entry(keyPath: wrappedKeyPath, indexOffset: indexOffset)
+    // The catalog lists the properties a recording read on instances of the class itself.
+    if learned, type(of: object) == EnclosingSelf.self {
+      ObservedPropertyCatalog.add(entry, for: EnclosingSelf.self)
+    }
     return entry.makeRecord(
       of: object, in: registry, notifiesAutomatically: notifiesAutomatically)
-  }
-
-  /// Where the storage's index lies in `object`, in bytes from the object's address, found
-  /// without reading or writing anything: the key-path runtime projects the index's own address
-  /// (the key path is built here, never a literal the optimizer folds into a direct access).
-  /// Taking that address is an `inout` access, which ThreadSanitizer counts as a write of the
-  /// index word: under the registry's lock, as every other access to the index, and never of the
-  /// value beside it. Once per class, then the catalog knows.
-  private static func indexOffset<EnclosingSelf: KeyValueObservable>(
-    in object: EnclosingSelf,
-    _ storageKeyPath: ReferenceWritableKeyPath<EnclosingSelf, Observed<Value>>,
-    registry: ObservationRegistry
-  ) -> Int {
-    let indexKeyPath = storageKeyPath.appending(path: \Observed<Value>.property)
-    let base = UnsafeRawPointer(Unmanaged.passUnretained(object).toOpaque())
-    return registry.withPropertyLock {
-      withUnsafeMutablePointer(to: &object[keyPath: indexKeyPath]) { UnsafeRawPointer($0) - base }
-    }
   }
 }
 
