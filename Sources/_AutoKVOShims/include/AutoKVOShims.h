@@ -151,8 +151,9 @@ static inline void autokvo_recording_ended(void) {
 void *_Nullable autokvo_thread_recorder(void);
 void autokvo_set_thread_recorder(void *_Nullable recorder);
 
-/// The actor delivery (its mailbox) of the registration this thread is making right now, or NULL:
-/// the registering code runs isolated to that actor, so a delivery made here needs no hop.
+/// The delivery (its queue or mailbox) of the registration whose registration-time call this
+/// thread is about to make, or NULL: that call runs at once when the registering code already runs
+/// where the handler must. The call takes the mark (sets NULL) before it runs.
 void *_Nullable autokvo_registering_delivery(void);
 void autokvo_set_registering_delivery(void *_Nullable delivery);
 

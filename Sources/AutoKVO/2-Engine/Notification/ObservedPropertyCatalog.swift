@@ -8,24 +8,17 @@
 /// ``ObservationRegistry/recordedPropertyKeyPath(named:of:)``), so that registering on a new
 /// object reads nothing of it: only the first registration on a property of a class, in the
 /// process, reads it. Filled by the `@Observed` getter when a recording makes a record
-/// (``Observed``'s `noteAccess`), once per class and property; never emptied, as classes are never
+/// (``Observed``'s `makeRecord`), once per class and property; never emptied, as classes are never
 /// unloaded, so that a class's identity is a lasting key.
 @usableFromInline
 enum ObservedPropertyCatalog {
   /// One stored `@Observed` property of one class.
-  @usableFromInline
   struct Entry {
     /// The key path of the property's declaration, which its changes are posted under.
     let keyPath: AnyKeyPath
     /// Where the property's ``ObservedPropertyIndex`` lies in an instance of the class, in bytes
     /// from the object's address: the same in every instance.
     let indexOffset: Int
-
-    @usableFromInline
-    init(keyPath: AnyKeyPath, indexOffset: Int) {
-      self.keyPath = keyPath
-      self.indexOffset = indexOffset
-    }
 
     /// Whether `object`, whose registry is `registry`, has the property's record: read from the
     /// index its storage holds, by its address, under the registry's lock.
@@ -40,19 +33,25 @@ enum ObservedPropertyCatalog {
     }
 
     /// Makes the property's record in `registry`, `object`'s, unless it exists, and stores its
-    /// index in the property's storage, under the registry's lock. Touches only the index, by its
-    /// address: the value beside it is never read. `notifiesAutomatically` is what the object's
-    /// class answered to ``KeyValueObservable/automaticallyNotifiesObservers(for:)``.
+    /// index in the property's storage, under the registry's lock; returns the index. Touches only
+    /// the index, by its address: the value beside it is neither read nor written, and no access
+    /// to the storage variable as a whole is made. `notifiesAutomatically` is what the object's
+    /// class answered to ``KeyValueObservable/automaticallyNotifiesObservers(for:)``;
+    /// `isReadByEachRegistration`, ``ObservedProperty/isReadByEachRegistration``, is `false` for
+    /// every property the catalog lists.
+    @discardableResult
     func makeRecord(
-      of object: AnyObject, in registry: ObservationRegistry, notifiesAutomatically: Bool
-    ) {
+      of object: AnyObject, in registry: ObservationRegistry, notifiesAutomatically: Bool,
+      isReadByEachRegistration: Bool = false
+    ) -> ObservedPropertyIndex {
       let index = self.index(in: object)
-      registry.withPropertyLock {
+      return registry.withPropertyLock {
         if index.pointee == .none {
           index.pointee = registry.makePropertyWhileLocked(
             keyPath: keyPath, notifiesAutomatically: notifiesAutomatically,
-            isReadByEachRegistration: false)
+            isReadByEachRegistration: isReadByEachRegistration)
         }
+        return index.pointee
       }
     }
   }
@@ -88,14 +87,15 @@ enum ObservedPropertyCatalog {
     return contents
   }()
 
-  /// Whether `someClass` has an entry for `keyPath`: what the getter asks before it makes one.
+  /// Where the index of the property `keyPath` declares lies in an instance of `someClass`, the
+  /// class that declares it, or of a subclass, once a recording has read it on an instance of
+  /// `someClass`: what the `@Observed` getter asks before it makes a record.
   @usableFromInline
-  static func contains(_ keyPath: AnyKeyPath, of someClass: AnyClass) -> Bool {
-    entry(named: keyPath, of: someClass) != nil
+  static func indexOffset(of keyPath: AnyKeyPath, in someClass: AnyClass) -> Int? {
+    entry(named: keyPath, of: someClass)?.indexOffset
   }
 
   /// Adds `entry` for `someClass`, unless an entry for its key path is there already.
-  @usableFromInline
   static func add(_ entry: Entry, for someClass: AnyClass) {
     lock.lock()
     defer { lock.unlock() }

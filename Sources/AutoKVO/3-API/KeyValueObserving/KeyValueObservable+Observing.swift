@@ -76,8 +76,11 @@ extension KeyValueObservable {
   ///
   /// Everything `autoObserve(_:keyPath:options:changeHandler:)` promises holds; this form takes
   /// the same arguments and the same key paths, and is the same on every platform. The handler
-  /// runs on `deliveryQueue`: synchronously when the change happens on that queue, otherwise
-  /// asynchronously there, in the order of the changes. Before each call the registration is
+  /// runs on `deliveryQueue`: synchronously when the change happens on that queue (or on a queue
+  /// that targets it) and none of the registration's earlier changes still waits there,
+  /// otherwise asynchronously there, behind them. Either way, the handler receives the changes in
+  /// the order they were made, whichever threads make them, after its `.initial` call. Before
+  /// each call the registration is
   /// checked again, so nothing arrives after ``KeyValueObservation/cancel()`` returned on that
   /// queue or after either side began deallocating: a change still waiting for the queue then is
   /// dropped. With `.main`, the handler runs on the main actor, whichever thread mutates the

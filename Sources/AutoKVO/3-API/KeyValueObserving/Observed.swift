@@ -34,7 +34,8 @@ public struct Observed<Value> {
   /// The property's identity among its object's observed properties, the position of its
   /// ``ObservedProperty`` in the object's registry: `none` until a registration first reads the
   /// property, then set once, for the life of the object. Read and written only under the
-  /// enclosing object's registry lock (``ObservationRegistry/withPropertyLock(_:)``).
+  /// enclosing object's registry lock (``ObservationRegistry/withPropertyLock(_:)``), and written
+  /// only by its address (see `makeRecord`), so that no write touches the value beside it.
   @usableFromInline
   var property: ObservedPropertyIndex
 
