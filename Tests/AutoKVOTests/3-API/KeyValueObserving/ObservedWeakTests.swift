@@ -185,11 +185,14 @@ struct ObservedWeakTests {
     let player = Player()
     let watcher = Watcher()
     watcher.autoObserve(player, keyPath: \.currentTitle, options: [.old, .new]) { w, _, c in
-      w.record("\(c.oldValue!)->\(c.newValue!)")
+      w.record("\(c.oldValue ?? "-")->\(c.newValue ?? "-")")
     }
     player.current = a
     a.title = "a2"
     #expect(watcher.log == ["none->a", "a->a2"])
+    // The track lives until here: an optimized build may free it after its last use, and its
+    // deallocation is a change of `currentTitle` with no old value.
+    withExtendedLifetime(a) {}
   }
 
   @Test("changes(for:) yields each set and the referent's deallocation")
