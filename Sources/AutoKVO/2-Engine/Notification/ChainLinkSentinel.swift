@@ -60,19 +60,9 @@ enum ChainLinkKey: Equatable {
   case properties([AnyKeyPath])
   /// One key of an object observed with Foundation's key-value observing.
   case foundationKey(String)
-  /// The manual changes of an engine object from which the path reaches `reaching` (or goes on
-  /// through a hop that is `nil` now) through a read no `@Observed` property explains
-  /// (``HandNotifiedHopWatch``).
-  case manualChanges(reaching: AnyObject?)
-
-  static func == (first: ChainLinkKey, second: ChainLinkKey) -> Bool {
-    switch (first, second) {
-    case (.properties(let first), .properties(let second)): first == second
-    case (.foundationKey(let first), .foundationKey(let second)): first == second
-    case (.manualChanges(let first), .manualChanges(let second)): first === second
-    default: false
-    }
-  }
+  /// The manual changes of an engine object from which the path goes on through a read no
+  /// `@Observed` property explains (``HandNotifiedHopWatch``).
+  case manualChanges
 }
 
 /// One link a chain needs after an evaluation: an object and what of it to observe.

@@ -117,11 +117,8 @@ extension Dependencies {
       if hop.isRead, unobservedHopTargetType == nil, let object = hop.object {
         unobservedHopTargetType = type(of: object)
       }
-      if let holder {
-        links.append(
-          LinkTarget(
-            object: holder, keyPaths: [], watchesManualChanges: true, watchedHopTarget: hop.object
-          ))
+      if let holder, !links.contains(where: { $0.object === holder && $0.watchesManualChanges }) {
+        links.append(LinkTarget(object: holder, keyPaths: [], watchesManualChanges: true))
       }
     }
   }

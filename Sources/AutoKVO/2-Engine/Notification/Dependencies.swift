@@ -33,12 +33,10 @@ struct Dependencies {
     /// Whether the link watches `object`'s manual changes for an unobserved hop of the path
     /// (``HandNotifiedHopWatch``), rather than `keyPaths`.
     var watchesManualChanges = false
-    /// For a watch: the object the path reaches through the hop, `nil` where the hop is `nil`.
-    var watchedHopTarget: AnyObject? = nil
 
     var chainLinkTarget: ChainLinkTarget {
       if watchesManualChanges {
-        return ChainLinkTarget(object: object, key: .manualChanges(reaching: watchedHopTarget))
+        return ChainLinkTarget(object: object, key: .manualChanges)
       }
       return ChainLinkTarget(
         object: object, key: .properties(keyPaths), isLeaf: isLeaf, isLastRead: isLastRead)

@@ -3,9 +3,13 @@
 /// object's manual changes for the one that replaces the hop, as KVO code notifies a custom or
 /// `weak` hop by hand, and forwards that change to the registration that owns the chain.
 ///
-/// A manual change of `keyPath` is the hop's when the object's `keyPath` holds the object the path
-/// reaches through the hop (or is `nil` where the hop is `nil`, or its object is gone) when the
-/// change begins: checked by reading that key path, which the class notifies, and nothing else.
+/// A manual change of `keyPath` may be the hop's when the object's `keyPath` holds an object, or
+/// `nil`, when the change begins: the object the path reaches through the hop, or the first object
+/// of a hop through several (`\.holder?.leaf?.value`, `holder` and `leaf` both plain). Checked by
+/// reading that key path, which the class notifies, and nothing else; a change of a property that
+/// holds a value of another kind (a number, a string, a collection) is never the hop's. A manual
+/// change that only may be the hop's reads the path again, and may then deliver a change whose old
+/// and new values are equal, as KVO delivers every manual change.
 /// Once a change has shown the hop, the owner's next evaluation finds the key path among those the
 /// object notified by hand (`Dependencies.followUnobservedHops`) and links it as it links
 /// an `@Observed` hop, which ends this watch.
@@ -23,26 +27,18 @@ final class HandNotifiedHopWatch: ObservedSentinel, ChainLink,
   /// Weak, as a ``ChainLinkSentinel``'s owner.
   private weak var owner: (any ChainLinkOwner)?
 
-  /// The object the path reached through the hop; weak: the watch keeps nothing alive, and a
-  /// reached object that is gone leaves the hop free to be replaced.
-  private weak var reached: AnyObject?
-
-  private init(
-    target: any KeyValueObservable, reaching reached: AnyObject?, owner: any ChainLinkOwner
-  ) {
+  private init(target: any KeyValueObservable, owner: any ChainLinkOwner) {
     self.target = target
-    self.reached = reached
     self.owner = owner
   }
 
-  /// Creates a watch of `target`'s manual changes for the hop through which the path reaches
-  /// `reached` (`nil`: a hop that is `nil` now), and attaches it to the target's registry.
+  /// Creates a watch of `target`'s manual changes for an unobserved hop of its owner's path, and
+  /// attaches it to the target's registry.
   static func attach(
     to target: any KeyValueObservable,
-    reaching reached: AnyObject?,
     owner: any ChainLinkOwner
   ) -> HandNotifiedHopWatch {
-    let watch = HandNotifiedHopWatch(target: target, reaching: reached, owner: owner)
+    let watch = HandNotifiedHopWatch(target: target, owner: owner)
     watch.observation.attach(watch, to: target.observationRegistry, observerRegistry: nil)
     return watch
   }
@@ -52,7 +48,7 @@ final class HandNotifiedHopWatch: ObservedSentinel, ChainLink,
   }
 
   var linkedKey: ChainLinkKey {
-    .manualChanges(reaching: reached)
+    .manualChanges
   }
 
   var primaryKeyPath: AnyKeyPath? { nil }
@@ -79,16 +75,11 @@ final class HandNotifiedHopWatch: ObservedSentinel, ChainLink,
     guard observation.isActive, case .setting = change.kind, let target,
       let held = target[keyPath: change.keyPath]
     else { return nil }
-    let isHop: Bool
     switch DependencyRecorder.ReturnedValue(of: held) {
-    case .object(let object):
-      isHop = object === reached
-    case .none:
-      isHop = reached == nil
-    case .noReference, .compositeValue:
-      isHop = false
+    case .object, .none: break
+    case .noReference, .compositeValue: return nil
     }
-    guard isHop, let owner else { return nil }
+    guard let owner else { return nil }
     return Forwarded(token: owner.linkedObjectWillChange())
   }
 

@@ -73,8 +73,8 @@ extension HandlerSentinel {
           return ChainLinkSentinel.attach(
             to: object, keyPaths: keyPaths, isLeaf: target.isLeaf, isLastRead: target.isLastRead,
             forwardsSetterValues: target.isLeaf && forwardsLeafSetterValues, owner: self)
-        case .manualChanges(let reached):
-          return HandNotifiedHopWatch.attach(to: object, reaching: reached, owner: self)
+        case .manualChanges:
+          return HandNotifiedHopWatch.attach(to: object, owner: self)
         case .foundationKey:
           preconditionFailure("an engine chain links engine objects only: \(target)")
         }

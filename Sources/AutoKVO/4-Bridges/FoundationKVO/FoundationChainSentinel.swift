@@ -234,11 +234,11 @@ final class FoundationChainSentinel<Observer: AnyObject, Root: AnyObject, Value>
           return ChainLinkSentinel.attach(
             to: object, keyPaths: keyPaths, isLeaf: target.isLeaf, isLastRead: target.isLastRead,
             owner: self)
-        case .manualChanges(let reached):
+        case .manualChanges:
           guard let object = target.object as? any KeyValueObservable else {
             preconditionFailure("an engine link on an object that is not observable: \(target)")
           }
-          return HandNotifiedHopWatch.attach(to: object, reaching: reached, owner: self)
+          return HandNotifiedHopWatch.attach(to: object, owner: self)
         }
       }
     }

@@ -155,3 +155,35 @@ final class DanglingApp: KeyValueObservable, @unchecked Sendable {  // one threa
     settings = DanglingSettings(delegate: delegate)
   }
 }
+
+/// A holder whose `weak` hop its setter notifies by hand, used by one test only, so that no
+/// instance of its class has notified anything before that test's registration.
+final class FreshHolder: KeyValueObservable, @unchecked Sendable {  // one thread per test
+  let observationRegistry = ObservationRegistry()
+  weak var leaf: HopItem? {
+    willSet { willChangeValue(for: \.leaf) }
+    didSet { didChangeValue(for: \.leaf) }
+  }
+
+  init(leaf: HopItem) {
+    self.leaf = leaf
+  }
+}
+
+/// Reaches a ``FreshHolder`` through a hop its setter notifies by hand, and has a count it notifies
+/// by hand too; used by one test only.
+final class FreshRoot: KeyValueObservable, @unchecked Sendable {  // one thread per test
+  let observationRegistry = ObservationRegistry()
+  var holder: FreshHolder {
+    willSet { willChangeValue(for: \.holder) }
+    didSet { didChangeValue(for: \.holder) }
+  }
+  var count = 0 {
+    willSet { willChangeValue(for: \.count) }
+    didSet { didChangeValue(for: \.count) }
+  }
+
+  init(holder: FreshHolder) {
+    self.holder = holder
+  }
+}

@@ -403,4 +403,29 @@ struct HandNotifiedHopTests {
     #expect(first.observationRegistry.observerCount == 0)
     #expect(diagnostics.kinds == [])
   }
+
+  @Test(
+    "Two hops notified by hand, registered before either was notified: replacing the first is followed; a manual change of a number is not a hop"
+  )
+  func twoHandNotifiedHopsBeforeTheirFirstChange() {
+    let first = HopItem("A")
+    let second = HopItem("B")
+    let root = FreshRoot(holder: FreshHolder(leaf: first))
+    let other = FreshHolder(leaf: second)
+    let watcher = Watcher()
+    watcher.autoObserve(root, keyPath: \.holder.leaf?.title, options: [.old, .new]) {
+      w, _, change in w.record(describe(change))
+    }
+    root.count += 1
+    #expect(watcher.log == [])
+    root.holder = other
+    second.title = "C"
+    first.title = "unseen"
+    #expect(
+      watcher.log == [
+        "setting Optional(\"A\")->Optional(\"B\")", "setting Optional(\"B\")->Optional(\"C\")",
+      ])
+    #expect(first.observationRegistry.observerCount == 0)
+    withExtendedLifetime(first) {}
+  }
 }
