@@ -14,11 +14,13 @@
 /// A set on an object nobody observes skips all notification work after one load and branch;
 /// Docs/Performance.md measures what it and every other access cost.
 ///
-/// Mutating a collection through the property (`items.append(x)`) is a get and a set: it copies
-/// the collection, O(n) an append, and observers receive one `.setting` change. In loops over
-/// large collections append through ``KeyValueObservable/mutableArrayValue(for:)`` or
-/// ``KeyValueObservable/mutableSetValue(for:)``, which mutate in place and notify the kind and
-/// indexes of each change.
+/// Mutating a value through the property (`items.append(x)`, `point.x += 1`) is a get and a set:
+/// it copies the value, O(n) an append to a collection, and observers receive one `.setting`
+/// change. Choose ``ObservedInPlace`` for a collection that grows large or a struct mutated in
+/// place: it mutates the value where it is stored, and pays for it with a run-time exclusivity
+/// check on every access (Docs/Performance.md measures both). Or mutate through
+/// ``KeyValueObservable/mutableArrayValue(for:)`` or ``KeyValueObservable/mutableSetValue(for:)``,
+/// which mutate in place and notify the kind and indexes of each change.
 ///
 /// In a class that also conforms to Observation's `Observable`, the property is tracked by
 /// `withObservationTracking`, `Observations` and SwiftUI, as an `@Observable` property is: see the

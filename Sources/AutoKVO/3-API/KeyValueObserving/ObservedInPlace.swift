@@ -23,11 +23,11 @@
 /// whose ``ObservationOptions/prior`` call comes before the mutation begins. Handlers run after the
 /// mutation ended, and may read the property.
 ///
-/// > Important: An old value is a copy of the value the mutation then changes: a mutation that a
-/// registration with ``ObservationOptions/old`` observes copies the collection, O(n). The default
-/// options of ``KeyValueObserver/autoObserve(_:keyPath:options:handler:)`` include
-/// ``ObservationOptions/old``: an observer that wants each mutation in constant time passes
-/// `[.new]`.
+/// > Important: The default options of
+/// ``KeyValueObservable/autoObserve(_:keyPath:options:isolation:file:line:changeHandler:)-8q4jl``
+/// include ``ObservationOptions/old``, and an old value is a copy of the value the mutation then
+/// changes: every mutation a registration with ``ObservationOptions/old`` observes copies the
+/// collection, O(n). An observer that wants each mutation in constant time passes `[.new]`.
 ///
 /// An in-place `append` reports a ``ChangeKind/setting`` change of the whole value: observe
 /// through ``KeyValueObservable/mutableArrayValue(for:)`` or
