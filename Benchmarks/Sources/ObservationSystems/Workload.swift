@@ -116,6 +116,7 @@ public func allWorkloads(deallocatedObservers: Int = 1000) -> [Workload] {
     + AutoKVOSystem.referenceWorkloads()
     + Baseline.appendWorkloads()
     + AutoKVOSystem.appendWorkloads()
+    + AutoKVOSystem.inPlaceWorkloads()
     + SwiftObservationSystem.workloads(deallocatedObservers: deallocatedObservers)
     + AutoKVOSystem.observableModelWorkloads()
     + AutoKVOSystem.observableModelObserverWorkloads()

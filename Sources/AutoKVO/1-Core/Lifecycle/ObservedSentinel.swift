@@ -48,6 +48,11 @@ protocol ObservedSentinel: AnyObject, Sendable {
   /// Whether ``willSet(of:_:)`` may do anything, so that a set must call it. Immutable.
   var needsNoticeBeforeSet: Bool { get }
 
+  /// Whether ``didSet(of:_:token:values:)`` may read the old value of the ``SetterValues`` it is
+  /// lent: an in-place mutation of an `@ObservedInPlace` property keeps a copy of the value it
+  /// mutates only when one of its registrations does. Called outside every lock.
+  var readsSetterOldValue: Bool { get }
+
   /// Called before an automatic set of an `@Observed` property, whose setter will hand the old and
   /// new values to ``didSet(of:_:token:values:)``. `snapshot` holds the property's key path and
   /// the registrations the set concerns.
@@ -81,6 +86,9 @@ protocol ObservedSentinel: AnyObject, Sendable {
 extension ObservedSentinel {
   /// A kind that cannot use the setter's values must be told before every set.
   var needsNoticeBeforeSet: Bool { true }
+
+  /// A kind that does not say reads the values itself, before and after the change.
+  var readsSetterOldValue: Bool { false }
 
   /// A kind that does not say is asked about each property.
   var isTriggeredByPrimaryKeyPathOnly: Bool { false }

@@ -12,6 +12,8 @@ protocol ChainLinkOwner: AnyObject {
   /// the owner reads its key path again, and discovers nothing, since nothing the evaluation
   /// read after it could depend on it.
   func linkedLastReadDidChange(token: Any?)
+  /// Whether ``linkedLeafDidSet(values:)`` may read the old value of the values it is lent.
+  var readsLeafSetterOldValue: Bool { get }
 }
 
 extension ChainLinkOwner {
@@ -29,6 +31,9 @@ extension ChainLinkOwner {
   func linkedWeakPropertyDidZero() {
     linkedObjectDidChange(token: nil)
   }
+
+  /// An owner that attaches no link forwarding setter values reads none of them.
+  var readsLeafSetterOldValue: Bool { false }
 }
 
 /// A link of a key-path chain: an internal registration, with no observer side, on one object the
@@ -249,6 +254,11 @@ final class ChainLinkSentinel: ObservedSentinel, ChainLink,
 
   var needsNoticeBeforeSet: Bool {
     !forwardsSetterValues
+  }
+
+  /// The leaf's link lends the setter's values to its owner, which may read the old one.
+  var readsSetterOldValue: Bool {
+    forwardsSetterValues && owner?.readsLeafSetterOldValue == true
   }
 
   func willSet(of object: AnyObject, _ snapshot: PropertySnapshot) -> Any? {

@@ -150,4 +150,14 @@ final class HandlerSentinel<Observer: AnyObject, Object: KeyValueObservable, Val
   var needsNoticeBeforeSet: Bool {
     rediscovers || options.contains(.prior)
   }
+
+  /// A registration that asks for the old value reads the setter's in ``didSet``.
+  var readsSetterOldValue: Bool {
+    options.contains(.old)
+  }
+
+  /// And reads the leaf's in ``linkedLeafDidSet(values:)``, for the same reason.
+  var readsLeafSetterOldValue: Bool {
+    options.contains(.old)
+  }
 }

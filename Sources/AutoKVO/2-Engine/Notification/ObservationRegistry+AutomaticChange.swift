@@ -151,6 +151,20 @@ extension ObservationRegistry {
     return tokens
   }
 
+  /// Whether a registration that `change` concerns may read the value the property held before
+  /// it: what an in-place mutation of an `@ObservedInPlace` property asks before it begins, to
+  /// keep a copy of that value only then. One question to each registration, as its delivery is.
+  @usableFromInline
+  func readsOldValue(_ change: SetInProgress) -> Bool {
+    change.snapshot._withUnsafeGuaranteedRef { snapshot in
+      var reads = false
+      snapshot.sentinels.forEachElement { sentinel in
+        if let sentinel, sentinel.readsSetterOldValue { reads = true }
+      }
+      return reads
+    }
+  }
+
   /// Completes an automatic set begun with ``willPerformAutomaticChange(of:property:)``, lending
   /// each registration the values the setter replaced and stored. Called exactly once for each
   /// change that call returned: it gives back the change's hold on its snapshot and releases its

@@ -14,11 +14,13 @@
 /// A set on an object nobody observes skips all notification work after one load and branch;
 /// Docs/Performance.md measures what it and every other access cost.
 ///
-/// Mutating a collection through the property (`items.append(x)`) is a get and a set: it copies
-/// the collection, O(n) an append, and observers receive one `.setting` change. In loops over
-/// large collections append through ``KeyValueObservable/mutableArrayValue(for:)`` or
-/// ``KeyValueObservable/mutableSetValue(for:)``, which mutate in place and notify the kind and
-/// indexes of each change.
+/// Mutating a value through the property (`items.append(x)`, `point.x += 1`) is a get and a set:
+/// it copies the value, O(n) an append to a collection, and observers receive one `.setting`
+/// change. Choose ``ObservedInPlace`` for a collection that grows large or a struct mutated in
+/// place: it mutates the value where it is stored, and pays for it with a run-time exclusivity
+/// check on every access (Docs/Performance.md measures both). Or mutate through
+/// ``KeyValueObservable/mutableArrayValue(for:)`` or ``KeyValueObservable/mutableSetValue(for:)``,
+/// which mutate in place and notify the kind and indexes of each change.
 ///
 /// In a class that also conforms to Observation's `Observable`, the property is tracked by
 /// `withObservationTracking`, `Observations` and SwiftUI, as an `@Observable` property is: see the
@@ -59,14 +61,11 @@ public struct Observed<Value> {
   /// Reads and writes the property through its enclosing object, notifying on writes.
   ///
   /// Always inlined into the property's accessors, where both key paths are literals, so that the
-  /// optimizer turns `object[keyPath: storageKeyPath]` into a direct field access. The setter
-  /// names neither key path on any of its paths: the compiler instantiates a key-path literal at
-  /// the accessor's entry whenever any path through the accessor uses it, so a setter that
-  /// mentioned `wrappedKeyPath` even in its notifying branch paid for it on every set. The
-  /// notifying branch finds the property's key path in its ``ObservedProperty`` instead, by the
-  /// index the storage holds. Every
-  /// access to the storage is instantaneous (no call inside it): an access spanning a call makes
-  /// the compiler keep a run-time exclusivity check on every access to the property.
+  /// optimizer turns `object[keyPath: storageKeyPath]` into a direct field access; the getter and
+  /// the setter are ``ObservedValueStorage``'s, shared with ``ObservedInPlace``. Every access to
+  /// the storage is instantaneous (no call inside it): an access spanning a call makes the
+  /// compiler keep a run-time exclusivity check on every access to the property. That is why there
+  /// is no `_modify` here (Docs/Performance.md, "Tried and rejected"): ``ObservedInPlace`` has one.
   @inlinable
   public static subscript<EnclosingSelf: KeyValueObservable>(
     _enclosingInstance object: EnclosingSelf,
@@ -74,43 +73,9 @@ public struct Observed<Value> {
     storage storageKeyPath: ReferenceWritableKeyPath<EnclosingSelf, Observed<Value>>
   ) -> Value {
     @inline(__always)
-    get {
-      // Nothing unless the class conforms to Observation's `Observable` too: the compiler chose
-      // the witness at the conformance (see `KeyValueObservable+SwiftObservation.swift`).
-      EnclosingSelf._swiftObservationAccess(object, keyPath: wrappedKeyPath)
-      if DependencyRecorder.isAnyThreadRecording {
-        noteAccess(object: object, wrappedKeyPath, storageKeyPath)
-      }
-      return object[keyPath: storageKeyPath].storedValue
-    }
+    get { value(of: object, wrappedKeyPath, storageKeyPath) }
     @inline(__always)
-    set {
-      // Observation hears of the set first and last, around AutoKVO's own notifications, as an
-      // `@Observable` property's `willSet` and `didSet`; for a class that does not conform to its
-      // `Observable`, these are nothing, and the setter names no key path on any of its paths.
-      EnclosingSelf._swiftObservationWillSet(object, keyPath: wrappedKeyPath)
-      defer { EnclosingSelf._swiftObservationDidSet(object, keyPath: wrappedKeyPath) }
-      // The replaced value is swapped out and released when this setter returns, outside the
-      // write access to the storage and after observers were notified: its deinit may read this
-      // property (a key-path chain through it re-evaluates when it dies), and it must not look
-      // like a second change while this one is being delivered.
-      var replacedValue = newValue
-      let registry = object.observationRegistry
-      // The storage holds the index of the property's `ObservedProperty` in the registry, a plain
-      // number: nothing is retained to find the property's registrations.
-      if registry.isObserved {
-        performNotifyingSet(
-          of: object, registry, newValue, replacing: &replacedValue,
-          property: { object[keyPath: storageKeyPath].property },
-          exchange: { swap(&object[keyPath: storageKeyPath].storedValue, &$0) })
-      } else {
-        // Tells the optimizer that this branch is the fast path, so that it inlines the property's
-        // setter where it is called (within its module); without a hint the setter is just above
-        // its inlining threshold, and an unobserved set would pay for a call.
-        _onFastPath()
-        swap(&object[keyPath: storageKeyPath].storedValue, &replacedValue)
-      }
-    }
+    set { set(newValue, of: object, wrappedKeyPath, storageKeyPath) }
   }
 
   /// A set of a property of an object that registrations observe: tells the registrations the set
@@ -166,37 +131,8 @@ public struct Observed<Value> {
       }
     }
   }
-
-  /// Tells the recorder of this thread, if any, that the property was read, and gives the
-  /// property its ``ObservedProperty`` the first time a recording on this thread reads it; or
-  /// performs the in-place mutation a collection proxy on this thread asked for.
-  /// Inlined, so that its storage accesses are direct field accesses like the accessors' own.
-  @inlinable
-  @inline(__always)
-  static func noteAccess<EnclosingSelf: KeyValueObservable>(
-    object: EnclosingSelf,
-    _ wrappedKeyPath: ReferenceWritableKeyPath<EnclosingSelf, Value>,
-    _ storageKeyPath: ReferenceWritableKeyPath<EnclosingSelf, Observed<Value>>
-  ) {
-    if let mutation = InPlaceMutation.take(on: object, property: wrappedKeyPath, Value.self) {
-      // Moved out, mutated while uniquely referenced, moved back: every storage access stays
-      // instantaneous, and the mutation never copies the value.
-      var value = InPlaceMutation.takePlaceholder(of: mutation, Value.self)
-      swap(&object[keyPath: storageKeyPath].storedValue, &value)
-      value = InPlaceMutation.perform(mutation, on: consume value)
-      swap(&object[keyPath: storageKeyPath].storedValue, &value)
-      return
-    }
-    guard DependencyRecorder.isRecordingOnThisThread,
-      let property = recordedProperty(
-        of: object, wrappedKeyPath, storageKeyPath, isReadByEachRegistration: false)
-    else { return }
-    DependencyRecorder.noteAccessWhileRecording(
-      object: object, keyPath: wrappedKeyPath, property: property,
-      value: object[keyPath: storageKeyPath].storedValue)
-  }
 }
 
 extension Observed: Sendable where Value: Sendable {}
 
-extension Observed: ObservedStorage {}
+extension Observed: ObservedValueStorage {}
