@@ -299,8 +299,11 @@ struct ObservedInPlaceTests {
       _ = ledger.items
     } willSet: { _ in
       log.record("willSet \(ledger.items)")
-    } didSet: { _ in
+    } didSet: { tracking in
       log.record("didSet \(ledger.items)")
+      // This form stays armed until cancelled, as SwiftUI cancels it: left armed, its closures
+      // would keep the ledger alive through the ledger's own registrar.
+      tracking.cancel()
     }
     ledger.items.append(2)
     #expect(log.all == ["willSet [1]", "didSet [1, 2]"])
