@@ -91,6 +91,7 @@ public struct ObservedInPlace<Value> {
     get { value(of: object, wrappedKeyPath, storageKeyPath) }
     @inline(__always)
     set { set(newValue, of: object, wrappedKeyPath, storageKeyPath) }
+    @inline(__always)
     _modify {
       // As the `@Observable` macro's `_modify`: a read, then the set's `willSet` and `didSet`,
       // which Observation's `withMutation` is.
@@ -98,24 +99,29 @@ public struct ObservedInPlace<Value> {
       EnclosingSelf._swiftObservationWillSet(object, keyPath: wrappedKeyPath)
       defer { EnclosingSelf._swiftObservationDidSet(object, keyPath: wrappedKeyPath) }
       let registry = object.observationRegistry
-      guard registry.isObserved,
-        let change = registry.willPerformAutomaticChange(
-          of: object, property: { object[keyPath: storageKeyPath].property })
-      else {
-        yield &object[keyPath: storageKeyPath].storedValue
-        return
-      }
-      // The registrations were told before the access begins (their prior calls read the
-      // property), and are told after it ended, even when the mutation throws: a handler may
-      // read the property. The old value is copied only for a registration that reads it, the
-      // one copy that is inherent: the mutation then finds the value shared.
+      // The registrations are told before the access begins (their prior calls read the
+      // property), and after it ended, even when the mutation throws: a handler may read the
+      // property. One `yield` only, so that the optimizer can inline this accessor into the
+      // property's own.
+      let change =
+        registry.isObserved
+        ? registry.willPerformAutomaticChange(
+          of: object, property: { object[keyPath: storageKeyPath].property }) : nil
+      // The old value is copied only for a registration that reads it, the one copy that is
+      // inherent: the mutation then finds the value shared.
       var oldValue =
-        registry.readsOldValue(change) ? object[keyPath: storageKeyPath].storedValue : nil
+        if let change, registry.readsOldValue(change) {
+          Optional(object[keyPath: storageKeyPath].storedValue)
+        } else {
+          Value?.none
+        }
       defer {
-        // A copy that shares the mutated value's storage, released after the delivery, so that
-        // the next mutation finds the value uniquely referenced again.
-        var newValue = object[keyPath: storageKeyPath].storedValue
-        didMutate(registry, object, change, oldValue: &oldValue, newValue: &newValue)
+        if let change {
+          // A copy that shares the mutated value's storage, released after the delivery, so that
+          // the next mutation finds the value uniquely referenced again.
+          var newValue = object[keyPath: storageKeyPath].storedValue
+          didMutate(registry, object, change, oldValue: &oldValue, newValue: &newValue)
+        }
       }
       yield &object[keyPath: storageKeyPath].storedValue
     }
