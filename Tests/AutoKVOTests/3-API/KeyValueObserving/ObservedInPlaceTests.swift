@@ -276,6 +276,27 @@ struct ObservedInPlaceTests {
     #expect(watcher.log == ["setting [1]->[1, 2]"])
   }
 
+  @Test(
+    "A registration with a delivery queue receives each mutation there, in order, with its values")
+  func deliveryQueue() async {
+    let ledger = InPlaceLedger()
+    let queue = DispatchQueue(label: "autokvo.tests.in-place.delivery")
+    let watcher = Watcher()
+    watcher.autoObserve(ledger, keyPath: \.items, options: [.old, .new], deliveryQueue: queue) {
+      w, _, change in
+      dispatchPrecondition(condition: .onQueue(queue))
+      w.record(describe(change))
+    }
+    ledger.items.append(1)
+    ledger.items.append(2)
+    ledger.items[0] = 5
+    await withCheckedContinuation { continuation in queue.async { continuation.resume() } }
+    #expect(
+      watcher.log == [
+        "setting []->[1]", "setting [1]->[1, 2]", "setting [1, 2]->[5, 2]",
+      ])
+  }
+
   @Test("changes(for:) yields each mutation")
   func changesSequence() async {
     let ledger = InPlaceLedger()
