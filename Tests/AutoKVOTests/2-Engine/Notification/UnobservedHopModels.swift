@@ -187,3 +187,14 @@ final class FreshRoot: KeyValueObservable, @unchecked Sendable {  // one thread 
     self.holder = holder
   }
 }
+
+/// Reaches its item through a plain hop, and notifies by hand another object property: a chain
+/// through `item` keeps a watch of its manual changes, which `other`'s reach.
+final class WatchedHolder: KeyValueObservable, @unchecked Sendable {  // one thread per test
+  let observationRegistry = ObservationRegistry()
+  var item = HopItem("A")
+  var other: HopItem? {
+    willSet { willChangeValue(for: \.other) }
+    didSet { didChangeValue(for: \.other) }
+  }
+}

@@ -429,3 +429,56 @@ struct HandNotifiedHopTests {
     withExtendedLifetime(first) {}
   }
 }
+
+@Suite("Chains: the watch of an unobserved hop ends with its registration")
+struct HandNotifiedHopWatchLifecycleTests {
+  @Test("The observer freed first: the registration, its link and its watch end")
+  func observerFreedFirst() {
+    let holder = WatchedHolder()
+    let tracker = LifetimeTracker()
+    var watcher: Watcher? = Watcher(tracker: tracker)
+    watcher!.autoObserve(holder, keyPath: \.item.title) { _, _, _ in }
+    #expect(holder.observationRegistry.observerCount == 2)
+    #expect(holder.item.observationRegistry.observerCount == 1)
+    watcher = nil
+    #expect(tracker.liveCount == 0)
+    #expect(holder.observationRegistry.observerCount == 0)
+    #expect(holder.item.observationRegistry.observerCount == 0)
+  }
+
+  @Test("The observed object freed first: the registration, its link and its watch end")
+  func observedFreedFirst() {
+    let item = HopItem("A")
+    var holder: WatchedHolder? = WatchedHolder()
+    holder!.item = item
+    let watcher = Watcher()
+    watcher.autoObserve(holder!, keyPath: \.item.title) { w, _, change in
+      w.record(describe(change))
+    }
+    holder = nil
+    item.title = "B"
+    #expect(watcher.log == [])
+    #expect(watcher.observationRegistry.observingCount == 0)
+    #expect(item.observationRegistry.observerCount == 0)
+  }
+
+  @Test(
+    "A manual change of another object property reaches the watch: one delivery, and a handler that cancels inside it hears nothing more"
+  )
+  func cancelInsideAForwardedChange() {
+    let holder = WatchedHolder()
+    let watcher = Watcher()
+    var observation: KeyValueObservation?
+    observation = watcher.autoObserve(holder, keyPath: \.item.title, options: [.old, .new]) {
+      w, _, change in
+      w.record(describe(change))
+      observation?.cancel()
+    }
+    holder.other = HopItem("X")
+    holder.other = HopItem("Y")
+    holder.item.title = "B"
+    #expect(watcher.log == ["setting A->A"])
+    #expect(holder.observationRegistry.observerCount == 0)
+    #expect(holder.item.observationRegistry.observerCount == 0)
+  }
+}
