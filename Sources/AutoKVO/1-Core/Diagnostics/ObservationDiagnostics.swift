@@ -6,43 +6,55 @@ import Foundation
 /// AutoKVO hands each one to ``ObservationDiagnostics/handler``. `ObservationDiagnostic` is
 /// `Sendable`: it holds only its kind and its message.
 public struct ObservationDiagnostic: Sendable, CustomStringConvertible {
-  /// The kinds of misuse AutoKVO reports; `Sendable`.
-  public enum Kind: Sendable, Hashable {
+  /// The kinds of misuse AutoKVO reports; `Sendable` and `Hashable`.
+  ///
+  /// A kind is a value with static members, not a closed enum, so that a later version can add
+  /// kinds without breaking a client's `switch`: compare with `==`, or match with
+  /// `case .sharedRegistry:` and end the `switch` with a `default:`.
+  public struct Kind: Sendable, Hashable, CustomStringConvertible {
+    /// The kind's name, as its static member spells it: `"sharedRegistry"`.
+    public let name: String
+
+    private init(_ name: String) { self.name = name }
+
+    /// The kind's name.
+    public var description: String { name }
+
     /// `didChangeValue(for:)` was called with no matching `willChangeValue(for:)` on the thread.
-    case unmatchedDidChange
+    public static let unmatchedDidChange = Kind("unmatchedDidChange")
     /// A registration's key path reads no `@Observed` property and declares no dependency, so it
     /// can only notify through manual `willChangeValue(for:)` / `didChangeValue(for:)`.
-    case keyPathNeverNotifies
+    public static let keyPathNeverNotifies = Kind("keyPathNeverNotifies")
     /// A key path the chosen observation route cannot observe (on Apple platforms, for
     /// Foundation's KVO: a key path that is not `@objc`, a collection operator such as `@count`,
     /// or a path through a collection). Nothing was registered; the returned handle is already
     /// cancelled.
-    case unsupportedKeyPath
+    public static let unsupportedKeyPath = Kind("unsupportedKeyPath")
     /// A collection change named indexes outside the collection. A proxy mutation is refused:
     /// nothing changes and nothing is delivered. A manual notification is delivered as a
     /// `.setting` change of the whole collection instead. The message says which happened.
-    case indexesOutOfRange
+    public static let indexesOutOfRange = Kind("indexesOutOfRange")
     /// A class's `observationRegistry` returned a different ``ObservationRegistry`` on two reads:
     /// it is computed, so every registration would be lost with the registry it made. It must be
     /// a stored constant. Nothing was registered; the returned handle is already cancelled.
-    case unstableRegistry
+    public static let unstableRegistry = Kind("unstableRegistry")
     /// A ``KeyValueChanges`` sequence was iterated a second time. It has one consumer: the new
     /// iterator finishes at once, and the first one keeps receiving every change.
-    case sequenceIteratedAgain
+    public static let sequenceIteratedAgain = Kind("sequenceIteratedAgain")
     /// `autoObserve` was called while the observer or the observed object was being deallocated
     /// (from its `deinit`). Nothing was registered; the returned handle is already cancelled.
-    case registrationWhileDeallocating
+    public static let registrationWhileDeallocating = Kind("registrationWhileDeallocating")
     /// An ``ObservationRegistry`` is stored by two objects. It serves the first one that used it;
     /// a registration on or by the other is refused (its handle is already cancelled), and that
     /// object's manual and collection notifications reach no one.
-    case sharedRegistry
+    public static let sharedRegistry = Kind("sharedRegistry")
     /// A key-path chain reaches an object through a hop that is not declared: a stored property
     /// that is neither `@Observed` nor `@ObservedWeak` nor notified by hand (`\.current.title`
     /// where `current` is a plain `var`), a member of a plain struct, an element of a plain
     /// collection. The registration is made; replacing the hop is not seen, and when the object
     /// the registration reached dies, its link ends without reading the path again. Mark the hop
     /// `@Observed`, or `@ObservedWeak` for a `weak` reference.
-    case unobservedIntermediate
+    public static let unobservedIntermediate = Kind("unobservedIntermediate")
   }
 
   /// What went wrong.
