@@ -46,6 +46,7 @@ final class DiagnosticKindTests: XCTestCase {
     let model = Person()
     model.didChangeValue(for: \.name)
     XCTAssertEqual(recorder.kinds, [.unmatchedDidChange])
-    XCTAssertTrue(recorder.kinds.allSatisfy { if case .unmatchedDidChange = $0 { true } else { false } })
+    XCTAssertTrue(
+      recorder.kinds.allSatisfy { if case .unmatchedDidChange = $0 { true } else { false } })
   }
 }
