@@ -104,3 +104,47 @@ final class PropertySnapshot: @unchecked Sendable {
     }
   }
 }
+
+extension RegistryState {
+  /// The current snapshot of the property at `position` of ``properties``, built if need be, with
+  /// a hold taken for the caller, which gives it back with ``PropertySnapshot/removeHolder(_:)``;
+  /// `nil` when a set of the property concerns no registration: none observes it, or its class
+  /// does not notify it automatically. Called under the registry's lock.
+  @inline(__always)
+  mutating func propertySnapshot(
+    ofPropertyAt position: Int
+  ) -> Unmanaged<PropertySnapshot>? {
+    switch setTargets(ofPropertyAt: position) {
+    case .frozen(let snapshot):
+      snapshot._withUnsafeGuaranteedRef { $0.addHolder() }
+      return snapshot
+    case .toBeBuilt:
+      return buildPropertySnapshot(ofPropertyAt: position)
+    case .notAutomatic, .unconcerned:
+      return nil
+    }
+  }
+
+  /// What a set of the property at `position` concerns, read where the record lies: through the
+  /// list's subscript, whose coroutine the optimizer leaves out of line, the read would copy the
+  /// record and retain its key path on every observed set. A storage holds a position only once
+  /// the record is in the list, which only grows.
+  @inline(__always)
+  private func setTargets(ofPropertyAt position: Int) -> ObservedProperty.SetTargets {
+    guard position != 0 else {
+      return properties.head!.setTargets
+    }
+    return properties.tail[position - 1].setTargets
+  }
+
+  /// Builds the snapshot: the first set after the registrations changed. Out of line, so that the
+  /// sets that find it built inline nothing of this.
+  @inline(never)
+  private mutating func buildPropertySnapshot(
+    ofPropertyAt position: Int
+  ) -> Unmanaged<PropertySnapshot>? {
+    let incoming = incoming
+    return properties[position].buildPropertySnapshot(
+      from: incoming, everyRegistration: &everyRegistration)
+  }
+}
