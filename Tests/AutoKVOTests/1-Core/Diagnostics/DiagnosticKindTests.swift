@@ -1,9 +1,10 @@
 import AutoKVO
-import XCTest
+import Testing
 
 /// `ObservationDiagnostic.Kind` is an extensible value: the static spellings of the old enum
 /// still compare, hash and match in `switch` patterns, and a `switch` needs a `default:`.
-final class DiagnosticKindTests: XCTestCase {
+@Suite("Diagnostic kinds: an extensible value that matches as the enum did")
+struct DiagnosticKindTests {
   private func label(_ kind: ObservationDiagnostic.Kind) -> String {
     switch kind {
     case .sharedRegistry: "shared"
@@ -13,40 +14,42 @@ final class DiagnosticKindTests: XCTestCase {
     }
   }
 
-  func testKindsMatchInSwitchPatternsAndFallToDefault() {
-    XCTAssertEqual(label(.sharedRegistry), "shared")
-    XCTAssertEqual(label(.keyPathNeverNotifies), "never")
-    XCTAssertEqual(label(.unobservedIntermediate), "intermediate")
-    XCTAssertEqual(label(.unmatchedDidChange), "other")
-    XCTAssertEqual(label(.registrationWhileDeallocating), "other")
+  @Test("Kinds match in switch patterns, and the others fall to default")
+  func switchPatterns() {
+    #expect(label(.sharedRegistry) == "shared")
+    #expect(label(.keyPathNeverNotifies) == "never")
+    #expect(label(.unobservedIntermediate) == "intermediate")
+    #expect(label(.unmatchedDidChange) == "other")
+    #expect(label(.registrationWhileDeallocating) == "other")
   }
 
-  func testEveryKindIsDistinctHashableAndNamedAsItsMember() {
+  @Test("Every kind is distinct, hashable, and named as its static member")
+  func distinctAndNamed() {
     let kinds: [ObservationDiagnostic.Kind] = [
       .unmatchedDidChange, .keyPathNeverNotifies, .unsupportedKeyPath, .indexesOutOfRange,
       .unstableRegistry, .sequenceIteratedAgain, .registrationWhileDeallocating, .sharedRegistry,
       .unobservedIntermediate,
     ]
-    XCTAssertEqual(Set(kinds).count, kinds.count)
-    XCTAssertEqual(
-      kinds.map(\.description),
-      [
+    #expect(Set(kinds).count == kinds.count)
+    #expect(
+      kinds.map(\.description) == [
         "unmatchedDidChange", "keyPathNeverNotifies", "unsupportedKeyPath", "indexesOutOfRange",
         "unstableRegistry", "sequenceIteratedAgain", "registrationWhileDeallocating",
         "sharedRegistry", "unobservedIntermediate",
       ])
-    XCTAssertEqual(ObservationDiagnostic.Kind.sharedRegistry, .sharedRegistry)
-    XCTAssertNotEqual(ObservationDiagnostic.Kind.sharedRegistry, .unstableRegistry)
-    XCTAssertEqual(ObservationDiagnostic.Kind.sharedRegistry.name, "sharedRegistry")
+    #expect(ObservationDiagnostic.Kind.sharedRegistry == .sharedRegistry)
+    #expect(ObservationDiagnostic.Kind.sharedRegistry != .unstableRegistry)
+    #expect(ObservationDiagnostic.Kind.sharedRegistry.name == "sharedRegistry")
   }
 
-  func testAReportedDiagnosticCarriesAKindThatMatchesItsSpelling() {
+  @Test("A reported diagnostic carries a kind that matches its spelling")
+  func reportedKind() {
     let recorder = DiagnosticsRecorder()
     defer { recorder.restore() }
     let model = Person()
     model.didChangeValue(for: \.name)
-    XCTAssertEqual(recorder.kinds, [.unmatchedDidChange])
-    XCTAssertTrue(
+    #expect(recorder.kinds == [.unmatchedDidChange])
+    #expect(
       recorder.kinds.allSatisfy { if case .unmatchedDidChange = $0 { true } else { false } })
   }
 }
