@@ -25,16 +25,6 @@ extension ObservationRegistry {
     }
   }
 
-  /// The key paths `object`, which stores this registry, has notified by hand, then those other
-  /// instances of its class have, each once.
-  func manuallyNotifiedKeyPaths(of object: AnyObject) -> [AnyKeyPath] {
-    let own = withState { $0.manuallyNotifiedKeyPaths }
-    return own
-      + HandNotifiedKeyPathCatalog.keyPaths(of: type(of: object)).filter { keyPath in
-        !own.contains { $0.matches(keyPath) }
-      }
-  }
-
   /// Completes the innermost pending manual change of `keyPath` on this thread, or reports a
   /// diagnostic when there is none.
   ///

@@ -23,3 +23,15 @@ enum HandNotifiedKeyPathCatalog {
     keyPathsByClass.withLock { $0[ObjectIdentifier(type)] ?? [] }
   }
 }
+
+extension ObservationRegistry {
+  /// The key paths `object`, which stores this registry, has notified by hand, then those other
+  /// instances of its class have, each once.
+  func manuallyNotifiedKeyPaths(of object: AnyObject) -> [AnyKeyPath] {
+    let own = withState { $0.manuallyNotifiedKeyPaths }
+    return own
+      + HandNotifiedKeyPathCatalog.keyPaths(of: type(of: object)).filter { keyPath in
+        !own.contains { $0.matches(keyPath) }
+      }
+  }
+}

@@ -1,6 +1,6 @@
 import Foundation
 
-// Delivery: what a change does to one registration with a typed handler.
+// What a change does to one registration with a typed handler.
 //
 // This code runs unspecialized (the sentinel is created inside the generic `autoObserve`), so
 // every generic local it declares costs a run-time metadata look-up of its type on every call,
