@@ -234,7 +234,7 @@ extension KeyValueObservable {
   /// `addObserver(_:toObjectsAt:forKeyPath:options:context:)`.
   ///
   /// ```swift
-  /// board.autoObserve(team.members, keyPath: \.status) { board, member, change in
+  /// board.autoObserve(each: team.members, keyPath: \.status) { board, member, change in
   ///     board.refresh(member)
   /// }
   /// ```
@@ -254,7 +254,7 @@ extension KeyValueObservable {
   @discardableResult
   @inlinable
   public func autoObserve<Objects: Sequence, Value>(
-    _ objects: Objects,
+    each objects: Objects,
     keyPath: KeyPath<Objects.Element, Value>,
     options: ObservationOptions = [.old, .new],
     isolation: isolated (any Actor)? = #isolation,

@@ -7,8 +7,8 @@
   // these forms need ("Observing an @Observable class" in ObservationAndSwiftUI.md).
   //
   // Overload rules. A class that conforms to both `KeyValueObservable` and `Observable` matches
-  // both the engine's forms and these; the forms constrained to both, below, are more specific
-  // than either and forward to the engine's, so such a class keeps AutoKVO's own semantics.
+  // both the engine's forms and these: these are `@_disfavoredOverload`, so that such a class
+  // keeps AutoKVO's own semantics without a third form constrained to both.
 
   extension KeyValueObservable {
     /// Observes `keyPath` of an `@Observable` model until this observer or `model` is
@@ -54,6 +54,7 @@
     ///   - changeHandler: Called with the observer, the model and the change.
     /// - Returns: A handle you may keep to cancel early, or drop: dropping it does not end the
     ///   observation.
+    @_disfavoredOverload
     @discardableResult
     @inlinable
     public func autoObserve<Object: AnyObject & Observation.Observable, Value>(
@@ -87,6 +88,7 @@
     ///   - line: The line of the call, likewise.
     ///   - changeHandler: Called with the observer, the model and the change.
     /// - Returns: A handle you may keep to cancel early, or drop.
+    @_disfavoredOverload
     @discardableResult
     @inlinable
     public func autoObserve<Object: AnyObject & Observation.Observable, Value>(
@@ -102,45 +104,6 @@
         model, modelPropertyAccess(consume keyPath), of: Value.self, options,
         .resolve(queue: deliveryQueue),
         adaptedHandler: adaptHandler(changeHandler), site: RegistrationSite(file: file, line: line))
-    }
-
-    /// Observes `keyPath` of an object that is both a ``KeyValueObservable`` class and an
-    /// Observation `Observable`, with AutoKVO's engine: the same registration as for any
-    /// ``KeyValueObservable`` object.
-    @discardableResult
-    @inlinable
-    public func autoObserve<Object: KeyValueObservable & Observation.Observable, Value>(
-      _ object: Object,
-      keyPath: KeyPath<Object, Value>,
-      options: ObservationOptions = [.old, .new],
-      isolation: isolated (any Actor)? = #isolation,
-      file: StaticString = #fileID,
-      line: UInt = #line,
-      changeHandler: @escaping (Self, Object, KeyValueChange<Value>) -> Void
-    ) -> KeyValueObservation {
-      registerAdapted(
-        object, keyPath, options, .resolve(isolation: isolation),
-        adaptedHandler: adaptHandler(changeHandler),
-        site: RegistrationSite(file: file, line: line))
-    }
-
-    /// Observes `keyPath` of an object that is both a ``KeyValueObservable`` class and an
-    /// Observation `Observable`, with AutoKVO's engine, running the handler on `deliveryQueue`.
-    @discardableResult
-    @inlinable
-    public func autoObserve<Object: KeyValueObservable & Observation.Observable, Value>(
-      _ object: Object,
-      keyPath: KeyPath<Object, Value>,
-      options: ObservationOptions = [.old, .new],
-      deliveryQueue: DispatchQueue,
-      file: StaticString = #fileID,
-      line: UInt = #line,
-      changeHandler: @escaping @Sendable (Self, Object, KeyValueChange<Value>) -> Void
-    ) -> KeyValueObservation {
-      registerAdapted(
-        object, keyPath, options, .resolve(queue: deliveryQueue),
-        adaptedHandler: adaptHandler(changeHandler),
-        site: RegistrationSite(file: file, line: line))
     }
 
     /// Registers a handler behind its adapter for changes of a property of `model`: what both
@@ -196,6 +159,7 @@
     ///   - bufferingPolicy: What to keep of the changes the consumer has not read yet; every one
     ///     (`.unbounded`) by default.
     /// - Returns: A single-consumer sequence of changes.
+    @_disfavoredOverload
     public func changes<Value: Sendable>(
       for keyPath: KeyPath<Self, Value>,
       options: ObservationOptions = [.new],
@@ -213,16 +177,4 @@
     }
   }
 
-  extension KeyValueObservable where Self: Observation.Observable {
-    /// Every change of `keyPath` of this object, which is both a ``KeyValueObservable`` class and
-    /// an Observation `Observable`, observed by AutoKVO's engine: the sequence
-    /// ``KeyValueObservable/changes(for:options:bufferingPolicy:)-43ndc`` returns.
-    public func changes<Value: Sendable>(
-      for keyPath: KeyPath<Self, Value>,
-      options: ObservationOptions = [.new],
-      bufferingPolicy: KeyValueChanges<Value>.BufferingPolicy = .unbounded
-    ) -> KeyValueChanges<Value> {
-      engineChanges(for: keyPath, options: options, bufferingPolicy: bufferingPolicy)
-    }
-  }
 #endif
