@@ -6,7 +6,8 @@
 /// ```swift
 /// final class Inspector: KeyValueObserving {
 ///     let observationRegistry = ObservationRegistry()
-///     private static var nameContext = 0
+///     // Only its address is used, as a tag that no other code can pass: never read or written.
+///     nonisolated(unsafe) private static var nameContext = 0
 ///
 ///     init(person: Person) {
 ///         autoObserve(person, keyPath: \.name, options: [.new], context: &Self.nameContext)

@@ -74,17 +74,21 @@ extension KeyValueObservable {
   /// Observes `keyPath` of `object` until this observer or `object` is deallocated, running the
   /// handler on `deliveryQueue`.
   ///
-  /// Everything `autoObserve(_:keyPath:options:changeHandler:)` promises holds; this form takes
-  /// the same arguments and the same key paths, and is the same on every platform. The handler
-  /// runs on `deliveryQueue`: synchronously when the change happens on that queue (or on a queue
-  /// that targets it) and none of the registration's earlier changes still waits there,
-  /// otherwise asynchronously there, behind them. Either way, the handler receives the changes in
-  /// the order they were made, whichever threads make them, after its `.initial` call. Before
-  /// each call the registration is
-  /// checked again, so nothing arrives after ``KeyValueObservation/cancel()`` returned on that
-  /// queue or after either side began deallocating: a change still waiting for the queue then is
-  /// dropped. With `.main`, the handler runs on the main actor, whichever thread mutates the
-  /// object:
+  /// Everything ``autoObserve(_:keyPath:options:isolation:file:line:changeHandler:)`` promises
+  /// holds; this form takes the same arguments and the same key paths, on every platform, for a
+  /// ``KeyValueObservable`` object. (An `NSObject` observed with Foundation's KVO on Apple
+  /// platforms, and an `@Observable` model on Linux, have no such form beside theirs: register
+  /// from the actor the handler needs, or hop from the handler.) The handler runs on
+  /// `deliveryQueue`: synchronously when the change happens on that queue (or on a queue that
+  /// targets it) and none of the registration's earlier changes still waits there, otherwise
+  /// asynchronously there, behind them. Either way, the handler receives the changes in the order
+  /// they were made, whichever threads make them, after its `.initial` call. Before each call the
+  /// registration is checked again, so nothing arrives after ``KeyValueObservation/cancel()``
+  /// returned on that queue or after either side began deallocating: a change still waiting for
+  /// the queue then is dropped.
+  ///
+  /// With `.main`, the handler runs on the main thread, whichever thread mutates the object; its
+  /// type is `@Sendable`, not `@MainActor`, so it says so with `MainActor.assumeIsolated`:
   ///
   /// ```swift
   /// @MainActor final class NameLabel: KeyValueObservable {
@@ -92,11 +96,15 @@ extension KeyValueObservable {
   ///     var text = ""
   ///     func bind(to person: Person) {
   ///         autoObserve(person, keyPath: \.name, options: .new, deliveryQueue: .main) { label, _, change in
-  ///             label.text = change.newValue ?? ""
+  ///             MainActor.assumeIsolated { label.text = change.newValue ?? "" }
   ///         }
   ///     }
   /// }
   /// ```
+  ///
+  /// From `@MainActor` code, as here, the form without a queue does the same with a handler the
+  /// compiler already knows is main-actor isolated: prefer it, and keep this form for serial
+  /// queues of your own.
   ///
   /// Values cross to the queue as they are: the observed object and the change are the ones the
   /// mutating thread produced, whether or not they are `Sendable`.

@@ -229,8 +229,11 @@
     /// with no `removeObserver` to call.
     ///
     /// ```swift
+    /// // Only its address is used, as a tag: nothing reads or writes it, so no access can race.
+    /// nonisolated(unsafe) private static var statusContext = 0
+    ///
     /// // was: player.addObserver(self, forKeyPath: "status", options: [.new], context: &ctx)
-    /// autoObserve(player, keyPath: "status", options: [.new], context: &ctx)
+    /// autoObserve(player, keyPath: "status", options: [.new], context: &Self.statusContext)
     /// ```
     ///
     /// Your override receives the key path, the object, Foundation's change dictionary and

@@ -20,6 +20,8 @@
     /// after the value is stored, as a `.setting` change with the values `options` asks for:
     ///
     /// ```swift
+    /// import Observation
+    ///
     /// @Observable final class Counter { var count = 0 }
     ///
     /// badge.autoObserve(counter, keyPath: \.count) { badge, _, change in
