@@ -108,7 +108,8 @@ public enum ObservationDiagnostics {
 
   /// The handler that ``withHandler(_:operation:)-(_,()->Result)`` installed for the current
   /// task (or, outside any task, the current thread), if any.
-  @TaskLocal private static var scopedHandler: (@Sendable (ObservationDiagnostic) -> Void)?
+  private static let scopedHandler = TaskLocal<(@Sendable (ObservationDiagnostic) -> Void)?>(
+    wrappedValue: nil)
 
   /// Runs `operation` with `handler` receiving the diagnostics it raises, instead of the global
   /// ``handler``.
@@ -136,7 +137,7 @@ public enum ObservationDiagnostics {
     _ handler: @escaping @Sendable (ObservationDiagnostic) -> Void,
     operation: () throws -> Result
   ) rethrows -> Result {
-    try $scopedHandler.withValue(handler, operation: operation)
+    try scopedHandler.withValue(handler, operation: operation)
   }
 
   /// Runs the asynchronous `operation` with `handler` receiving the diagnostics it raises,
@@ -155,10 +156,15 @@ public enum ObservationDiagnostics {
     isolation: isolated (any Actor)? = #isolation,
     operation: () async throws -> Result
   ) async rethrows -> Result {
-    try await $scopedHandler.withValue(handler, operation: operation, isolation: isolation)
+    #if canImport(ObjectiveC) && !canImport(Synchronization)
+      // A pre-Swift 6 SDK's `withValue` (see PreSwift6SDK.swift), which no user build compiles.
+      try await scopedHandler.withValue(handler, operation: operation)
+    #else
+      try await scopedHandler.withValue(handler, operation: operation, isolation: isolation)
+    #endif
   }
 
   static func report(_ kind: ObservationDiagnostic.Kind, _ message: String) {
-    (scopedHandler ?? handler)(ObservationDiagnostic(kind: kind, message: message))
+    (scopedHandler.get() ?? handler)(ObservationDiagnostic(kind: kind, message: message))
   }
 }

@@ -1,5 +1,9 @@
 import Dispatch
 
+#if canImport(ObjectiveC)
+  import ObjectiveC
+#endif
+
 extension KeyValueObservable {
   /// Observes `keyPath` of `object` until this observer or `object` is deallocated, whichever
   /// goes first, with no teardown code.
@@ -65,7 +69,18 @@ extension KeyValueObservable {
     line: UInt = #line,
     changeHandler: @escaping (Self, Object, KeyValueChange<Value>) -> Void
   ) -> KeyValueObservation {
-    registerAdapted(
+    #if canImport(ObjectiveC)
+      // An `NSObject`'s `@objc` key path is Foundation's to observe. The type check folds away
+      // where `Object` is known, so that other objects pay nothing for it.
+      if Object.self is NSObject.Type, let foundationObject = object as? any FoundationObservedObject,
+        let observation = foundationObject.registerWithFoundationIfObjectiveC(
+          by: self, of: object, keyPath, options, .resolve(isolation: isolation), changeHandler,
+          site: RegistrationSite(file: file, line: line))
+      {
+        return observation
+      }
+    #endif
+    return registerAdapted(
       object, keyPath, options, .resolve(isolation: isolation),
       adaptedHandler: adaptHandler(changeHandler),
       site: RegistrationSite(file: file, line: line))

@@ -3,20 +3,20 @@
 
   extension NSObject: KeyValueObserver {}
 
-  // Overload rules. Five typed `autoObserve` methods exist on Apple platforms; for any observer
-  // and observed object exactly one is the most specific, so no call site is ambiguous:
+  // Overload rules. Three typed `autoObserve` methods for one key path exist on Apple platforms;
+  // for any observer and observed object exactly one is chosen, so no call site is ambiguous:
   //
-  //   declared on          observed object             engine
-  //   KeyValueObservable   KeyValueObservable          AutoKVO's (the portable method)
-  //   KeyValueObserver    NSObject                    Foundation's KVO
-  //   KeyValueObserver    KeyValueObservable          AutoKVO's, through a stand-in observer
-  //   KeyValueObserver    NSObject & KVObservable     chosen per key path, at registration
-  //   KeyValueObservable   NSObject & KVObservable     chosen per key path, at registration
+  //   declared on          observed object        engine
+  //   KeyValueObservable   KeyValueObservable     AutoKVO's (the portable method)
+  //   KeyValueObserver     NSObject               Foundation's KVO (`@_disfavoredOverload`)
+  //   KeyValueObserver     KeyValueObservable     AutoKVO's, through a stand-in observer
   //
   // Swift prefers the method whose observer (`Self`) and object constraints are both at least as
-  // narrow as every other candidate's; KeyValueObservable refines KeyValueObserver, and
-  // `NSObject & KeyValueObservable` is narrower than either alone. "Chosen per key path": an
-  // `@objc` key path is observed with Foundation's KVO, any other with AutoKVO's engine.
+  // narrow as every other candidate's; KeyValueObservable refines KeyValueObserver. An object
+  // that is both an `NSObject` and `KeyValueObservable` matches the `NSObject` form and a
+  // `KeyValueObservable` one, neither narrower: the `NSObject` form is disfavoured, and the
+  // `KeyValueObservable` forms choose the engine per key path, at registration: an `@objc` key
+  // path of an `NSObject` is observed with Foundation's KVO, any other with AutoKVO's engine.
 
   extension KeyValueObserver {
     /// Observes an `@objc` property of an `NSObject` with Foundation's KVO until this observer
@@ -52,6 +52,7 @@
     ///   - changeHandler: Called with this observer, the object and the change.
     /// - Returns: A handle you may keep to cancel early, or drop: dropping it does not end the
     ///   observation.
+    @_disfavoredOverload
     @discardableResult
     public func autoObserve<Object: NSObject, Value>(
       _ object: Object,
@@ -74,6 +75,8 @@
     ///
     /// Behaves as ``KeyValueObservable/autoObserve(_:keyPath:options:isolation:file:line:changeHandler:)``,
     /// actors included; the observer's side of the registration lives in an associated object.
+    /// When `object` is also an `NSObject`, an `@objc` key path is observed with Foundation's KVO,
+    /// any other with AutoKVO's engine.
     @discardableResult
     public func autoObserve<Object: KeyValueObservable, Value>(
       _ object: Object,
@@ -84,53 +87,33 @@
       line: UInt = #line,
       changeHandler: @escaping (Self, Object, KeyValueChange<Value>) -> Void
     ) -> KeyValueObservation {
-      observeWithEngineThroughStandIn(
-        in: foundationRouter.runtime, object, keyPath, options, .resolve(isolation: isolation),
-        changeHandler, site: RegistrationSite(file: file, line: line))
-    }
-
-    /// Observes `keyPath` of an `NSObject` that is also ``KeyValueObservable``, with
-    /// Foundation's KVO when the key path is `@objc` and with AutoKVO's engine otherwise, until
-    /// this observer or `object` is deallocated. The handler runs on the caller's actor, as
-    /// with the other forms.
-    @discardableResult
-    public func autoObserve<Object: NSObject & KeyValueObservable, Value>(
-      _ object: Object,
-      keyPath: KeyPath<Object, Value>,
-      options: ObservationOptions = [.old, .new],
-      isolation: isolated (any Actor)? = #isolation,
-      file: StaticString = #fileID,
-      line: UInt = #line,
-      changeHandler: @escaping (Self, Object, KeyValueChange<Value>) -> Void
-    ) -> KeyValueObservation {
+      // Only an `NSObject`'s key path can be `@objc`; the check folds away where `Object` is known.
       observeChoosingEngine(
-        through: foundationRouter, object, keyPath, keyPathString: keyPath._kvcKeyPathString,
-        options, .resolve(isolation: isolation), changeHandler,
+        through: foundationRouter, object, keyPath,
+        keyPathString: Object.self is NSObject.Type ? keyPath._kvcKeyPathString : nil, options,
+        .resolve(isolation: isolation), changeHandler,
         site: RegistrationSite(file: file, line: line))
     }
+
   }
 
-  extension KeyValueObservable {
-    /// Observes `keyPath` of an `NSObject` that is also ``KeyValueObservable``, with
-    /// Foundation's KVO when the key path is `@objc` and with AutoKVO's engine otherwise, until
-    /// this observer or `object` is deallocated.
-    ///
-    /// This overload exists so that a ``KeyValueObservable`` observer of such an object has one
-    /// most specific `autoObserve`; it behaves as the ``KeyValueObserver`` one.
-    @discardableResult
-    public func autoObserve<Object: NSObject & KeyValueObservable, Value>(
-      _ object: Object,
-      keyPath: KeyPath<Object, Value>,
-      options: ObservationOptions = [.old, .new],
-      isolation: isolated (any Actor)? = #isolation,
-      file: StaticString = #fileID,
-      line: UInt = #line,
-      changeHandler: @escaping (Self, Object, KeyValueChange<Value>) -> Void
-    ) -> KeyValueObservation {
-      observeChoosingEngineWithOwnRegistry(
-        through: foundationRouter, object, keyPath, keyPathString: keyPath._kvcKeyPathString,
-        options, .resolve(isolation: isolation), changeHandler,
-        site: RegistrationSite(file: file, line: line))
+  extension NSObject: FoundationObservedObject {
+    @usableFromInline
+    func registerWithFoundationIfObjectiveC<
+      Observer: KeyValueObservable, Object: KeyValueObservable, Value
+    >(
+      by observer: Observer,
+      of object: Object,
+      _ keyPath: KeyPath<Object, Value>,
+      _ options: ObservationOptions,
+      _ delivery: HandlerDelivery,
+      _ changeHandler: @escaping (Observer, Object, KeyValueChange<Value>) -> Void,
+      site: RegistrationSite
+    ) -> KeyValueObservation? {
+      guard let keyPathString = keyPath._kvcKeyPathString else { return nil }
+      return observer.observeChoosingEngineWithOwnRegistry(
+        through: foundationRouter, object, keyPath, keyPathString: keyPathString, options,
+        delivery, changeHandler, site: site)
     }
   }
 
