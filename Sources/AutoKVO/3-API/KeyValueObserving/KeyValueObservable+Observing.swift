@@ -72,7 +72,8 @@ extension KeyValueObservable {
     #if canImport(ObjectiveC)
       // An `NSObject`'s `@objc` key path is Foundation's to observe. The type check folds away
       // where `Object` is known, so that other objects pay nothing for it.
-      if Object.self is NSObject.Type, let foundationObject = object as? any FoundationObservedObject,
+      if Object.self is NSObject.Type,
+        let foundationObject = object as? any FoundationObservedObject,
         let observation = foundationObject.registerWithFoundationIfObjectiveC(
           by: self, of: object, keyPath, options, .resolve(isolation: isolation), changeHandler,
           site: RegistrationSite(file: file, line: line))
