@@ -45,14 +45,17 @@ extension KeyValueObservable {
   /// - From another actor, it runs isolated to that actor, asynchronously, in the order of the
   ///   changes.
   ///
-  /// The `isolation` parameter records the caller's actor; leave it to its default.
+  /// The `isolation` parameter records the caller's actor; never pass it.
   ///
   /// - Parameters:
   ///   - object: The object to observe. It is not retained.
   ///   - keyPath: The property to observe.
   ///   - options: What to deliver; `[.old, .new]` by default. With `.initial`, the handler is
   ///     called once before this method returns.
-  ///   - isolation: The caller's actor, captured by default; the handler runs there.
+  ///   - isolation: The caller's actor, captured by default; the handler runs there. Never
+  ///     pass it: an explicit `nil` from isolated code runs an isolated handler on whichever
+  ///     thread makes the change, a data race the compiler does not report (see
+  ///     <doc:SwiftConcurrency#The-isolation-parameter>).
   ///   - file: The file of the call, which diagnostics name; leave it to its default.
   ///   - line: The line of the call, likewise.
   ///   - changeHandler: Called with the observer, the object and the change.
@@ -270,7 +273,10 @@ extension KeyValueObservable {
   ///   - objects: The objects to observe. None is retained.
   ///   - keyPath: The property to observe on each.
   ///   - options: What to deliver; `[.old, .new]` by default.
-  ///   - isolation: The caller's actor, captured by default; the handler runs there.
+  ///   - isolation: The caller's actor, captured by default; the handler runs there. Never
+  ///     pass it: an explicit `nil` from isolated code runs an isolated handler on whichever
+  ///     thread makes the change, a data race the compiler does not report (see
+  ///     <doc:SwiftConcurrency#The-isolation-parameter>).
   ///   - file: The file of the call, which diagnostics name; leave it to its default.
   ///   - line: The line of the call, likewise.
   ///   - changeHandler: Called with the observer, the object that changed and the change.

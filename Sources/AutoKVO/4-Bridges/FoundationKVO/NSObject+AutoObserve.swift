@@ -46,7 +46,10 @@
     ///   - keyPath: An `@objc` key path of KVO-compliant properties.
     ///   - options: What to deliver; `[.old, .new]` by default. With `.initial`, the handler is
     ///     called once before this method returns.
-    ///   - isolation: The caller's actor, captured by default; the handler runs there.
+    ///   - isolation: The caller's actor, captured by default; the handler runs there. Never
+    ///     pass it: an explicit `nil` from isolated code runs an isolated handler on whichever
+    ///     thread makes the change, a data race the compiler does not report (see
+    ///     <doc:SwiftConcurrency#The-isolation-parameter>).
     ///   - file: The file of the call, which diagnostics name; leave it to its default.
     ///   - line: The line of the call, likewise.
     ///   - changeHandler: Called with this observer, the object and the change.
@@ -153,7 +156,10 @@
     ///     `NSObject`, registers nothing and reports a diagnostic.
     ///   - options: What to deliver; `[.old, .new]` by default. With `.initial`, the handler is
     ///     called once before this method returns.
-    ///   - isolation: The caller's actor, captured by default; the handler runs there.
+    ///   - isolation: The caller's actor, captured by default; the handler runs there. Never
+    ///     pass it: an explicit `nil` from isolated code runs an isolated handler on whichever
+    ///     thread makes the change, a data race the compiler does not report (see
+    ///     <doc:SwiftConcurrency#The-isolation-parameter>).
     ///   - file: The file of the call, which diagnostics name; leave it to its default.
     ///   - line: The line of the call, likewise.
     ///   - changeHandler: Called with this observer, `object` and the change of the leaf.

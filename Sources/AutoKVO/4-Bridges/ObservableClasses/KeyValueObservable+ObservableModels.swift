@@ -50,7 +50,10 @@
     ///   - options: What to deliver; `[.old, .new]` by default. With `.initial`, the handler is
     ///     called once before this method returns; with `.prior`, once more before each change,
     ///     with the old value.
-    ///   - isolation: The caller's actor, captured by default; the handler runs there.
+    ///   - isolation: The caller's actor, captured by default; the handler runs there. Never
+    ///     pass it: an explicit `nil` from isolated code runs an isolated handler on whichever
+    ///     thread makes the change, a data race the compiler does not report (see
+    ///     <doc:SwiftConcurrency#The-isolation-parameter>).
     ///   - file: The file of the call, which diagnostics name; leave it to its default.
     ///   - line: The line of the call, likewise.
     ///   - changeHandler: Called with the observer, the model and the change.
