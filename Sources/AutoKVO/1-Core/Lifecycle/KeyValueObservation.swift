@@ -161,6 +161,17 @@ public final class KeyValueObservation: @unchecked Sendable {  // mutable state 
     }
   }
 
+  /// The observed-side sentinel of this registration, if it is active and was made by the
+  /// observer whose registry is `observerRegistry`: for `stopObserving` to ask it which object it
+  /// observes, once the lock is released (see ``ObservedSentinel/observes(_:keyPath:)``).
+  func observedSentinel(ifMadeBy observerRegistry: ObservationRegistry) -> (any ObservedSentinel)? {
+    let observerReference = observerRegistry.reference
+    return lock.withLock {
+      guard lifecycle.isActive, self.observerRegistry == observerReference else { return nil }
+      return observedRegistry?.sentinel(ofObservedSideOf: self)
+    }
+  }
+
   /// Ends the registration for `reason` if it is still active, detaching whichever sentinels
   /// the surviving registries still hold. Returns whether this call ended it.
   @discardableResult

@@ -43,6 +43,23 @@ extension KeyValueObservable {
     observationRegistry.outgoingObservations
   }
 
+  /// Ends every live registration this observer made on `keyPath` (any key path, when `nil`) of
+  /// `object`, an object with no registry of its own (an `@Observable` model, an `NSObject`
+  /// observed by Foundation's KVO), and returns how many this call ended. Only this observer's
+  /// registrations can be searched: such an object lists none.
+  func stopObservingObjectWithoutRegistry(_ object: AnyObject, keyPath: AnyKeyPath?) -> Int {
+    let observerRegistry = observationRegistry
+    var ended = 0
+    for observation in observerRegistry.outgoingObservations {
+      // Asked after the registration's lock is released: see `ObservedSentinel.observes`.
+      guard let sentinel = observation.observedSentinel(ifMadeBy: observerRegistry),
+        sentinel.observes(object, keyPath: keyPath), observation.end(.cancelled)
+      else { continue }
+      ended += 1
+    }
+    return ended
+  }
+
   private func stopObserving(_ registry: ObservationRegistry, keyPath: AnyKeyPath?) -> Int {
     // Searched from the shorter side, this observer's registrations or the object's, so that it
     // costs the same whatever the number of the other side's. Matched by the identities of both

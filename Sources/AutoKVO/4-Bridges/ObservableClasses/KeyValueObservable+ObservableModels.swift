@@ -111,6 +111,33 @@
         adaptedHandler: adaptHandler(changeHandler), site: RegistrationSite(file: file, line: line))
     }
 
+    /// Linux only. Ends every live registration this observer made on `keyPath` of the
+    /// `@Observable` model `model`, and returns how many it ended.
+    ///
+    /// The form of ``stopObserving(_:keyPath:)`` for an `@Observable` model: idempotent, and
+    /// every other registration is untouched.
+    ///
+    /// - Parameters:
+    ///   - model: The model whose registrations to end.
+    ///   - keyPath: The key path they were made with.
+    /// - Returns: How many registrations this call ended.
+    @_disfavoredOverload
+    @discardableResult
+    public func stopObserving<Object: AnyObject & Observation.Observable, Value>(
+      _ model: Object,
+      keyPath: KeyPath<Object, Value>
+    ) -> Int {
+      stopObservingObjectWithoutRegistry(model, keyPath: keyPath)
+    }
+
+    /// Linux only. Ends every live registration this observer made on any key path of the
+    /// `@Observable` model `model`, and returns how many it ended. Idempotent.
+    @_disfavoredOverload
+    @discardableResult
+    public func stopObserving<Object: AnyObject & Observation.Observable>(_ model: Object) -> Int {
+      stopObservingObjectWithoutRegistry(model, keyPath: nil)
+    }
+
     /// Registers a handler behind its adapter for changes of a property of `model`: what both
     /// forms of `autoObserve` for an `@Observable` model do. `access` reads the property and names
     /// its key path (see `ModelPropertyAccess`).
