@@ -19,8 +19,8 @@
   // path of an `NSObject` is observed with Foundation's KVO, any other with AutoKVO's engine.
 
   extension KeyValueObserver {
-    /// Observes an `@objc` property of an `NSObject` with Foundation's KVO until this observer
-    /// or `object` is deallocated, whichever goes first, with no teardown code.
+    /// Apple platforms only. Observes an `@objc` property of an `NSObject` with Foundation's KVO
+    /// until this observer or `object` is deallocated, whichever goes first, with no teardown code.
     ///
     /// Works for any `NSObject` and any observer — an `NSObject` or a ``KeyValueObservable``
     /// class — with no protocol to adopt:
@@ -72,9 +72,9 @@
         site: RegistrationSite(file: file, line: line))
     }
 
-    /// Observes `keyPath` of a ``KeyValueObservable`` object until this observer or `object` is
-    /// deallocated, whichever goes first, for an observer that is not itself
-    /// ``KeyValueObservable`` (typically an `NSObject`).
+    /// Apple platforms only. Observes `keyPath` of a ``KeyValueObservable`` object until this
+    /// observer or `object` is deallocated, whichever goes first, for an observer that is not
+    /// itself ``KeyValueObservable`` (typically an `NSObject`).
     ///
     /// Behaves as ``KeyValueObservable/autoObserve(_:keyPath:options:isolation:file:line:changeHandler:)``,
     /// actors included; the observer's side of the registration lives in an associated object.
@@ -121,9 +121,9 @@
   }
 
   extension KeyValueObserver {
-    /// Observes a path that starts with `@Observed` properties of a ``KeyValueObservable``
-    /// object and continues through `@objc` properties of an `NSObject`, until this observer or
-    /// `object` is deallocated, whichever goes first.
+    /// Apple platforms only. Observes a path that starts with `@Observed` properties of a
+    /// ``KeyValueObservable`` object and continues through `@objc` properties of an `NSObject`,
+    /// until this observer or `object` is deallocated, whichever goes first.
     ///
     /// A single Swift key path cannot say where its `@Observed` part ends, so the path is given
     /// in two parts: `keyPath`, observed with AutoKVO's engine, up to the `NSObject`; `then`,
@@ -187,9 +187,9 @@
         site: RegistrationSite(file: file, line: line))
     }
 
-    /// Observes a path that starts with `@Observed` properties of a ``KeyValueObservable``
-    /// object, leading to an `NSObject` that is always there, and continues through `@objc`
-    /// properties of that object; as the form whose `keyPath` may lead to `nil`.
+    /// Apple platforms only. Observes a path that starts with `@Observed` properties of a
+    /// ``KeyValueObservable`` object, leading to an `NSObject` that is always there, and continues
+    /// through `@objc` properties of that object; as the form whose `keyPath` may lead to `nil`.
     @discardableResult
     public func autoObserve<Object: KeyValueObservable, Intermediate: AnyObject, Value>(
       _ object: Object,
@@ -212,10 +212,10 @@
   }
 
   extension NSObject {
-    /// Observes `keyPath` of `object` with Foundation's KVO, delivering to this object's
-    /// `observeValue(forKeyPath:of:change:context:)`, until this object or `object` is
-    /// deallocated, whichever goes first: a drop-in for `addObserver(_:forKeyPath:options:context:)`
-    /// with no `removeObserver` to call.
+    /// Apple platforms only. Observes `keyPath` of `object` with Foundation's KVO, delivering to
+    /// this object's `observeValue(forKeyPath:of:change:context:)`, until this object or `object`
+    /// is deallocated, whichever goes first: a drop-in for
+    /// `addObserver(_:forKeyPath:options:context:)` with no `removeObserver` to call.
     ///
     /// ```swift
     /// // Only its address is used, as a tag: nothing reads or writes it, so no access can race.

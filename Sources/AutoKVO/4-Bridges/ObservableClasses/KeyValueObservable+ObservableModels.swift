@@ -11,7 +11,7 @@
   // keeps AutoKVO's own semantics without a third form constrained to both.
 
   extension KeyValueObservable {
-    /// Observes `keyPath` of an `@Observable` model until this observer or `model` is
+    /// Linux only. Observes `keyPath` of an `@Observable` model until this observer or `model` is
     /// deallocated, whichever goes first, with no teardown code.
     ///
     /// The same call as for a ``KeyValueObservable`` object, for any class that conforms to
@@ -77,7 +77,7 @@
         adaptedHandler: adaptHandler(changeHandler), site: RegistrationSite(file: file, line: line))
     }
 
-    /// Observes `keyPath` of an `@Observable` model until this observer or `model` is
+    /// Linux only. Observes `keyPath` of an `@Observable` model until this observer or `model` is
     /// deallocated, running the handler on `deliveryQueue`.
     ///
     /// Everything the form without a queue promises for a model holds; the handler runs on
@@ -168,8 +168,8 @@
   }
 
   extension Observation.Observable where Self: AnyObject {
-    /// Every change of `keyPath` of this `@Observable` model, as an asynchronous sequence that
-    /// finishes when the model is deallocated.
+    /// Linux only. Every change of `keyPath` of this `@Observable` model, as an asynchronous
+    /// sequence that finishes when the model is deallocated.
     ///
     /// ```swift
     /// for await change in counter.changes(for: \.count) {
