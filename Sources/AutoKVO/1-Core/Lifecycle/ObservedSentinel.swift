@@ -87,6 +87,10 @@ protocol ObservedSentinel: AnyObject, Sendable {
   /// registration on an `@Observable` model or on an `NSObject` observed by Foundation's KVO.
   /// Called with no AutoKVO lock held.
   func observes(_ object: AnyObject, keyPath: AnyKeyPath?) -> Bool
+
+  /// The key path this registration observes with Foundation's KVO, from its object (`"status"`,
+  /// `"currentItem.status"`); `nil` for any other kind. Immutable: read with no lock held.
+  var foundationKeyPath: String? { get }
 }
 
 extension ObservedSentinel {
@@ -128,6 +132,8 @@ extension ObservedSentinel {
 
   /// The object of a registry-owned sentinel is found by its registry instead.
   func observes(_ object: AnyObject, keyPath: AnyKeyPath?) -> Bool { false }
+
+  var foundationKeyPath: String? { nil }
 }
 
 /// An observed-side sentinel whose changes come from outside AutoKVO's engine: Swift's Observation

@@ -13,16 +13,17 @@ extension KeyValueObservable {
     _ object: Object,
     keyPath: KeyPath<Object, Value>
   ) -> Int {
-    stopObserving(
-      object.observationRegistry,
-      keyPath: Dependencies.postedKeyPath(of: keyPath, on: object))
+    observationRegistry.endRegistrations(
+      on: object.observationRegistry, keyPath: Dependencies.postedKeyPath(of: keyPath, on: object))
+      + endFoundationRegistrations(on: object, keyPath: keyPath)
   }
 
   /// Ends every live registration this observer made on any key path of `object`, and returns
   /// how many it ended. Idempotent. FBKVOController's `unobserve(_:)`.
   @discardableResult
   public func stopObserving(_ object: some KeyValueObservable) -> Int {
-    stopObserving(object.observationRegistry, keyPath: nil)
+    observationRegistry.endRegistrations(on: object.observationRegistry, keyPath: nil)
+      + endFoundationRegistrations(on: object, keyPath: nil)
   }
 
   /// Ends every live registration this observer made, and returns how many it ended.
@@ -43,6 +44,18 @@ extension KeyValueObservable {
     observationRegistry.outgoingObservations
   }
 
+  /// Ends the registrations with Foundation's KVO this observer made on `keyPath` (any key path,
+  /// when `nil`) of `object`, when it is also an `NSObject` (Apple platforms); 0 otherwise.
+  private func endFoundationRegistrations(on object: AnyObject, keyPath: AnyKeyPath?) -> Int {
+    #if canImport(ObjectiveC)
+      if let foundationObject = object as? any FoundationObservedObject {
+        return foundationObject.endFoundationRegistrations(
+          by: observationRegistry, keyPath: keyPath)
+      }
+    #endif
+    return 0
+  }
+
   /// Ends every live registration this observer made on `keyPath` (any key path, when `nil`) of
   /// `object`, an object with no registry of its own (an `@Observable` model, an `NSObject`
   /// observed by Foundation's KVO), and returns how many this call ended. Only this observer's
@@ -59,18 +72,22 @@ extension KeyValueObservable {
     }
     return ended
   }
+}
 
-  private func stopObserving(_ registry: ObservationRegistry, keyPath: AnyKeyPath?) -> Int {
+extension ObservationRegistry {
+  /// Ends every live registration that the observer whose registry this is made on `keyPath`
+  /// (any key path, when `nil`) of the object whose registry is `registry`, and returns how many
+  /// it ended: what every `stopObserving` of an object with a registry does.
+  func endRegistrations(on registry: ObservationRegistry, keyPath: AnyKeyPath?) -> Int {
     // Searched from the shorter side, this observer's registrations or the object's, so that it
     // costs the same whatever the number of the other side's. Matched by the identities of both
     // live registries (the caller holds both objects), never by an address that could belong to a
     // deallocated object.
-    let observerRegistry = observationRegistry
     let candidates =
-      observerRegistry.observingCount <= registry.observerCount
-      ? observerRegistry.outgoingObservations : registry.incomingObservations
+      observingCount <= registry.observerCount
+      ? outgoingObservations : registry.incomingObservations
     let matching = candidates.filter {
-      $0.isActive(observing: registry, by: observerRegistry, keyPath: keyPath)
+      $0.isActive(observing: registry, by: self, keyPath: keyPath)
     }
     for observation in matching {
       observation.cancel()

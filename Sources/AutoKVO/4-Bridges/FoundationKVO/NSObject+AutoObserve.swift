@@ -118,6 +118,21 @@
         through: foundationRouter, object, keyPath, keyPathString: keyPathString, options,
         delivery, changeHandler, site: site)
     }
+
+    @usableFromInline
+    func endFoundationRegistrations(
+      by observerRegistry: ObservationRegistry,
+      keyPath: AnyKeyPath?
+    ) -> Int {
+      var key: String?
+      if let keyPath {
+        // A key path with no `@objc` string has no registration with Foundation's KVO.
+        guard let string = keyPath._kvcKeyPathString else { return 0 }
+        key = string
+      }
+      return observerRegistry.endFoundationRegistrations(
+        on: self, keyPath: key, in: foundationRouter.runtime)
+    }
   }
 
   extension KeyValueObserver {
