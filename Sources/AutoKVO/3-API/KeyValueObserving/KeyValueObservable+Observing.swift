@@ -93,7 +93,7 @@ extension KeyValueObservable {
   /// Observes `keyPath` of `object` until this observer or `object` is deallocated, running the
   /// handler on `deliveryQueue`.
   ///
-  /// Everything ``autoObserve(_:keyPath:options:isolation:file:line:changeHandler:)`` promises
+  /// Everything ``autoObserve(_:keyPath:options:isolation:file:line:changeHandler:)-8q4jl`` promises
   /// holds; this form takes the same arguments and the same key paths, on every platform, for a
   /// ``KeyValueObservable`` object. (An `NSObject` observed with Foundation's KVO on Apple
   /// platforms, and an `@Observable` model on Linux, have no such form beside theirs: register

@@ -114,7 +114,7 @@
     /// Linux only. Ends every live registration this observer made on `keyPath` of the
     /// `@Observable` model `model`, and returns how many it ended.
     ///
-    /// The form of ``stopObserving(_:keyPath:)`` for an `@Observable` model: idempotent, and
+    /// The form of ``stopObserving(_:keyPath:)-1a1ai`` for an `@Observable` model: idempotent, and
     /// every other registration is untouched.
     ///
     /// - Parameters:
