@@ -13,7 +13,7 @@
     /// Apple platforms only. Ends every live registration this observer made on `keyPath` of the
     /// `NSObject` `object`, and returns how many it ended.
     ///
-    /// The form of ``KeyValueObservable/stopObserving(_:keyPath:)`` for any observer and an
+    /// The form of ``KeyValueObservable/stopObserving(_:keyPath:)-1a1ai`` for any observer and an
     /// `NSObject`: idempotent, and every other registration is untouched. It ends the
     /// registrations made with Foundation's KVO on the key path's `@objc` string (the classic
     /// form's `String` key path included), and, for an `NSObject` that is also
@@ -63,7 +63,7 @@
 
     /// Apple platforms only. Ends every live registration this observer made on `keyPath` of the
     /// ``KeyValueObservable`` object `object`, and returns how many it ended:
-    /// ``KeyValueObservable/stopObserving(_:keyPath:)`` for an `NSObject` observer. For an
+    /// ``KeyValueObservable/stopObserving(_:keyPath:)-1a1ai`` for an `NSObject` observer. For an
     /// `NSObject` that is also ``KeyValueObservable``, it ends the registrations made with
     /// Foundation's KVO on the key path's `@objc` string as well. Idempotent.
     @discardableResult
@@ -85,7 +85,7 @@
 
     /// Apple platforms only. Ends every live registration this observer made on any key path of
     /// the ``KeyValueObservable`` object `object`, and returns how many it ended:
-    /// ``KeyValueObservable/stopObserving(_:)`` for an `NSObject` observer. Idempotent.
+    /// ``KeyValueObservable/stopObserving(_:)-(KeyValueObservable)`` for an `NSObject` observer. Idempotent.
     @discardableResult
     public func stopObserving<Object: KeyValueObservable>(_ object: Object) -> Int {
       guard let observerRegistry = existingRegistryForObserving(in: foundationRouter.runtime)

@@ -32,7 +32,7 @@
     /// ```
     ///
     /// The handler never runs once either side has begun deallocating. It runs where the
-    /// portable ``KeyValueObservable/autoObserve(_:keyPath:options:isolation:file:line:changeHandler:)``
+    /// portable ``KeyValueObservable/autoObserve(_:keyPath:options:isolation:file:line:changeHandler:)-8q4jl``
     /// runs its handler: synchronously on the thread that changes `object` when registered from
     /// nonisolated code, and on the caller's actor — the main actor for a `@MainActor` view
     /// controller — when registered from one. The key path must be `@objc`; it may go through
@@ -76,7 +76,7 @@
     /// observer or `object` is deallocated, whichever goes first, for an observer that is not
     /// itself ``KeyValueObservable`` (typically an `NSObject`).
     ///
-    /// Behaves as ``KeyValueObservable/autoObserve(_:keyPath:options:isolation:file:line:changeHandler:)``,
+    /// Behaves as ``KeyValueObservable/autoObserve(_:keyPath:options:isolation:file:line:changeHandler:)-8q4jl``,
     /// actors included; the observer's side of the registration lives in an associated object.
     /// When `object` is also an `NSObject`, an `@objc` key path is observed with Foundation's KVO,
     /// any other with AutoKVO's engine.
@@ -166,7 +166,7 @@
     /// - Parameters:
     ///   - object: The object to observe. It is not retained.
     ///   - keyPath: `@Observed` properties of `object` leading to an `NSObject`, or to `nil`.
-    ///   - then: An `@objc` key path of that `NSObject`, of KVO-compliant properties; it may go
+    ///   - objcKeyPath: An `@objc` key path of that `NSObject`, of KVO-compliant properties; it may go
     ///     through other objects. A key path that is not `@objc`, or whose root is not an
     ///     `NSObject`, registers nothing and reports a diagnostic.
     ///   - options: What to deliver; `[.old, .new]` by default. With `.initial`, the handler is
