@@ -3,7 +3,9 @@ extension KeyValueObservable {
   /// many it ended.
   ///
   /// Idempotent: a second call ends nothing and returns 0. Every other registration, of this
-  /// observer or of others, is untouched. FBKVOController's `unobserve(_:keyPath:)`.
+  /// observer or of others, is untouched. FBKVOController's `unobserve(_:keyPath:)`. On Apple
+  /// platforms, for an `NSObject` that is also ``KeyValueObservable``, it also ends the
+  /// registrations made with Foundation's KVO on the key path's `@objc` string.
   ///
   /// ```swift
   /// badge.stopObserving(person, keyPath: \.name)
