@@ -91,6 +91,31 @@
       #expect(observer.watcher.log == ["person Ann", "contact Ann"])
     }
 
+    @Test("An observer that is both resolves the queue form for each kind of object too")
+    func observerThatIsBothWithAQueue() {
+      let observer = ObservableWatcher()
+      let person = Person(name: "Ann")
+      let board = Scoreboard()
+      let contact = Contact()
+      let queue = DispatchQueue(label: "OverloadResolutionTests.observerThatIsBothWithAQueue")
+      observer.autoObserve(person, keyPath: \.name, options: .new, deliveryQueue: queue) {
+        observer, _, change in observer.watcher.record("person \(change.newValue!)")
+      }
+      observer.autoObserve(board, keyPath: \.count, options: .new, deliveryQueue: queue) {
+        observer, _, change in observer.watcher.record("board \(change.newValue!)")
+      }
+      observer.autoObserve(contact, keyPath: \.firstName, options: .new, deliveryQueue: queue) {
+        observer, _, change in observer.watcher.record("contact \(change.newValue!)")
+      }
+      person.name = "Ann"
+      board.count = 0
+      board.count = 1
+      contact.firstName = "Ann"
+      queue.sync {}
+      // One queue, changes made in this order: delivered in this order.
+      #expect(observer.watcher.log == ["person Ann", "board 1", "contact Ann"])
+    }
+
     @Test("changes(for:) of an object that is both is the engine's; of a model, the model's")
     func changesSequences() async {
       let contact = Contact()
