@@ -29,8 +29,8 @@ public struct ObservationOptions: OptionSet, Sendable, Hashable {
   /// The call is made before `autoObserve` returns wherever the registering code already runs
   /// where the handler must (nonisolated code, the handler's actor, the delivery queue); a
   /// `deliveryQueue:` registration made off its queue receives it when the queue runs it, before
-  /// any change. That call has kind ``ChangeKind/setting``, carries the current value as its new value when
-  /// ``new`` is requested, and never carries an old value.
+  /// any change. That call has kind ``ChangeKind/setting``, carries the current value as its new
+  /// value when ``new`` is requested, and never carries an old value.
   public static let initial = ObservationOptions(rawValue: 1 << 2)
 
   /// Also call the handler just before each change, with ``KeyValueChange/isPrior`` set.

@@ -5,7 +5,8 @@
   /// The portable `autoObserve` of a ``KeyValueObservable`` object asks it first, so that an
   /// `NSObject` that is also ``KeyValueObservable`` has its `@objc` key paths observed by
   /// Foundation's KVO and its `@Observed` ones by AutoKVO's engine, with no overload constrained
-  /// to both; `stopObserving` asks it to end the former. This layer cannot name the bridge; the bridge conforms to this.
+  /// to both; `stopObserving` asks it to end the former. This layer cannot name the bridge; the
+  /// bridge conforms to this.
   @usableFromInline
   protocol FoundationObservedObject: AnyObject {
     /// Registers `keyPath` of `object` (this object) with Foundation's KVO when it is an `@objc`

@@ -85,7 +85,8 @@
 
     /// Apple platforms only. Ends every live registration this observer made on any key path of
     /// the ``KeyValueObservable`` object `object`, and returns how many it ended:
-    /// ``KeyValueObservable/stopObserving(_:)-(KeyValueObservable)`` for an `NSObject` observer. Idempotent.
+    /// ``KeyValueObservable/stopObserving(_:)-(KeyValueObservable)`` for an `NSObject` observer.
+    /// Idempotent.
     @discardableResult
     public func stopObserving<Object: KeyValueObservable>(_ object: Object) -> Int {
       guard let observerRegistry = existingRegistryForObserving(in: foundationRouter.runtime)

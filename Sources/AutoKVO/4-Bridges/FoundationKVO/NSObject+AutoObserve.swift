@@ -166,8 +166,8 @@
     /// - Parameters:
     ///   - object: The object to observe. It is not retained.
     ///   - keyPath: `@Observed` properties of `object` leading to an `NSObject`, or to `nil`.
-    ///   - objcKeyPath: An `@objc` key path of that `NSObject`, of KVO-compliant properties; it may go
-    ///     through other objects. A key path that is not `@objc`, or whose root is not an
+    ///   - objcKeyPath: The `then:` argument: an `@objc` key path of that `NSObject`, of
+    ///     KVO-compliant properties; it may go through other objects. A key path that is not `@objc`, or whose root is not an
     ///     `NSObject`, registers nothing and reports a diagnostic.
     ///   - options: What to deliver; `[.old, .new]` by default. With `.initial`, the handler is
     ///     called once before this method returns.
