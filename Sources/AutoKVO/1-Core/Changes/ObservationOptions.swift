@@ -24,10 +24,13 @@ public struct ObservationOptions: OptionSet, Sendable, Hashable {
   /// Deliver the value before the change in ``KeyValueChange/oldValue``.
   public static let old = ObservationOptions(rawValue: 1 << 1)
 
-  /// Call the handler once, synchronously, during registration, with the current value.
+  /// Call the handler once, at registration, with the current value.
   ///
-  /// That call has kind ``ChangeKind/setting``, carries the current value as its new value when
-  /// ``new`` is requested, and never carries an old value.
+  /// The call is made before `autoObserve` returns wherever the registering code already runs
+  /// where the handler must (nonisolated code, the handler's actor, the delivery queue); a
+  /// `deliveryQueue:` registration made off its queue receives it when the queue runs it, before
+  /// any change. That call has kind ``ChangeKind/setting``, carries the current value as its new
+  /// value when ``new`` is requested, and never carries an old value.
   public static let initial = ObservationOptions(rawValue: 1 << 2)
 
   /// Also call the handler just before each change, with ``KeyValueChange/isPrior`` set.

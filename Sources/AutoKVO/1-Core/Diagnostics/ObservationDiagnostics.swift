@@ -76,6 +76,10 @@ public struct ObservationDiagnostic: Sendable, CustomStringConvertible {
 /// ObservationDiagnostics.handler = { diagnostic in logger.warning("\(diagnostic)") }
 /// ```
 ///
+/// To receive the diagnostics of one piece of work only, such as a test that runs in parallel
+/// with others, scope a handler to it with ``withHandler(_:operation:)-(_,()->Result)``: the
+/// global ``handler`` stays as it is, and receives everything else.
+///
 /// A namespace with no instances. Its ``handler`` is `@Sendable` and may be read and replaced
 /// from any thread.
 public enum ObservationDiagnostics {
@@ -83,7 +87,8 @@ public enum ObservationDiagnostics {
     ObservationDiagnostics.printToStandardError
   )
 
-  /// The function that receives every diagnostic; called on the thread that caused it, with no
+  /// The function that receives every diagnostic that no scoped handler receives (see
+  /// ``withHandler(_:operation:)-(_,()->Result)``); called on the thread that caused it, with no
   /// AutoKVO lock held.
   public static var handler: @Sendable (ObservationDiagnostic) -> Void {
     get { storage.withLock { $0 } }
@@ -101,7 +106,65 @@ public enum ObservationDiagnostics {
     FileHandle.standardError.write(Data("\(diagnostic)\n".utf8))
   }
 
+  /// The handler that ``withHandler(_:operation:)-(_,()->Result)`` installed for the current
+  /// task (or, outside any task, the current thread), if any.
+  private static let scopedHandler = TaskLocal<(@Sendable (ObservationDiagnostic) -> Void)?>(
+    wrappedValue: nil)
+
+  /// Runs `operation` with `handler` receiving the diagnostics it raises, instead of the global
+  /// ``handler``.
+  ///
+  /// ```swift
+  /// ObservationDiagnostics.withHandler({ diagnostic in logger.warning("\(diagnostic)") }) {
+  ///     badge.autoObserve(person, keyPath: \.name) { badge, _, change in
+  ///         badge.text = change.newValue ?? ""
+  ///     }
+  /// }
+  /// ```
+  ///
+  /// The handler is a task-local value: it receives the diagnostics raised by the code that
+  /// `operation` runs on its own thread or task, and by the child tasks it creates, as long as
+  /// `operation` runs; a diagnostic raised elsewhere meanwhile (another thread, a handler
+  /// delivered on a queue or an actor later) goes to the global ``handler``, as before. Scopes
+  /// nest: the innermost handler receives the diagnostic.
+  ///
+  /// - Parameters:
+  ///   - handler: Receives each diagnostic raised inside `operation`, on the thread that raised
+  ///     it, with no AutoKVO lock held.
+  ///   - operation: The work whose diagnostics `handler` receives.
+  /// - Returns: What `operation` returns.
+  public static func withHandler<Result>(
+    _ handler: @escaping @Sendable (ObservationDiagnostic) -> Void,
+    operation: () throws -> Result
+  ) rethrows -> Result {
+    try scopedHandler.withValue(handler, operation: operation)
+  }
+
+  /// Runs the asynchronous `operation` with `handler` receiving the diagnostics it raises,
+  /// instead of the global ``handler``: ``withHandler(_:operation:)-(_,()->Result)`` for
+  /// asynchronous work, such as a test.
+  ///
+  /// - Parameters:
+  ///   - handler: Receives each diagnostic raised inside `operation` and its child tasks, on the
+  ///     thread that raised it, with no AutoKVO lock held.
+  ///   - isolation: The caller's actor, captured by default; `operation` runs there. Leave it to
+  ///     its default.
+  ///   - operation: The work whose diagnostics `handler` receives.
+  /// - Returns: What `operation` returns.
+  public static func withHandler<Result>(
+    _ handler: @escaping @Sendable (ObservationDiagnostic) -> Void,
+    isolation: isolated (any Actor)? = #isolation,
+    operation: () async throws -> Result
+  ) async rethrows -> Result {
+    #if canImport(ObjectiveC) && !canImport(Synchronization)
+      // A pre-Swift 6 SDK's `withValue` (see PreSwift6SDK.swift), which no user build compiles.
+      try await scopedHandler.withValue(handler, operation: operation)
+    #else
+      try await scopedHandler.withValue(handler, operation: operation, isolation: isolation)
+    #endif
+  }
+
   static func report(_ kind: ObservationDiagnostic.Kind, _ message: String) {
-    handler(ObservationDiagnostic(kind: kind, message: message))
+    (scopedHandler.get() ?? handler)(ObservationDiagnostic(kind: kind, message: message))
   }
 }

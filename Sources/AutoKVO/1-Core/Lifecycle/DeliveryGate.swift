@@ -22,6 +22,12 @@ struct DeliveryGate {
     root.load(as: type)
   }
 
+  /// Whether the observed object is `object`, which the caller holds; with no AutoKVO lock held
+  /// (see ``ObjectReference/refers(to:)``).
+  func rootIs(_ object: AnyObject) -> Bool {
+    root.refers(to: object)
+  }
+
   /// Calls `deliver` with both sides, retained for the call, if `observation` is active and
   /// neither side's deallocation has begun; otherwise does nothing. Checked per delivery: an
   /// earlier handler of the same change may have cancelled the registration, and nothing may be

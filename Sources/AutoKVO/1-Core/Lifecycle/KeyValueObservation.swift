@@ -161,6 +161,24 @@ public final class KeyValueObservation: @unchecked Sendable {  // mutable state 
     }
   }
 
+  /// The observed-side sentinel of this registration, if it is active, was made by the observer
+  /// whose registry is `observerRegistry`, and, when `registry` is given, is held by it: for
+  /// `stopObserving` to ask it what it observes, once the lock is released (see
+  /// ``ObservedSentinel/observes(_:keyPath:)``).
+  func observedSentinel(
+    ifMadeBy observerRegistry: ObservationRegistry,
+    on registry: ObservationRegistry? = nil
+  ) -> (any ObservedSentinel)? {
+    let observerReference = observerRegistry.reference
+    let reference = registry?.reference
+    return lock.withLock {
+      guard lifecycle.isActive, self.observerRegistry == observerReference,
+        reference == nil || observedRegistry == reference
+      else { return nil }
+      return observedRegistry?.sentinel(ofObservedSideOf: self)
+    }
+  }
+
   /// Ends the registration for `reason` if it is still active, detaching whichever sentinels
   /// the surviving registries still hold. Returns whether this call ended it.
   @discardableResult

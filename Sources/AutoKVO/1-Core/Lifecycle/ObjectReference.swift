@@ -90,6 +90,17 @@ struct ObjectReference: @unchecked Sendable {  // immutable; the weak load is at
     return true
   }
 
+  /// Whether this is a reference to `object`, which the caller holds. A native object's address
+  /// is compared: the unowned count keeps its memory allocated until ``release()``, so no other
+  /// object can have it. An Objective-C-counted one is loaded from its box: call it with no
+  /// AutoKVO lock held, since the load's temporary retain of another object may be its last.
+  func refers(to object: AnyObject) -> Bool {
+    if let box {
+      return box.object === object
+    }
+    return bits == UInt(bitPattern: Unmanaged.passUnretained(object).toOpaque())
+  }
+
   /// Gives back the unowned count, or the box. Called once, by the owner's `deinit`.
   func release() {
     if bits & Self.boxTag != 0 {

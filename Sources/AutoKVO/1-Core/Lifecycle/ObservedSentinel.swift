@@ -81,6 +81,16 @@ protocol ObservedSentinel: AnyObject, Sendable {
   /// registry, on the ending thread, after its locks: a kind whose changes come from outside
   /// AutoKVO stops them here. Not called when the registry's `deinit` ends the registration.
   func wasDetached()
+
+  /// Whether this registration observes `keyPath` (any key path, when `nil`) of `object`, an
+  /// object with no registry of its own, which the caller holds: what `stopObserving` asks of a
+  /// registration on an `@Observable` model or on an `NSObject` observed by Foundation's KVO.
+  /// Called with no AutoKVO lock held.
+  func observes(_ object: AnyObject, keyPath: AnyKeyPath?) -> Bool
+
+  /// The key path this registration observes with Foundation's KVO, from its object (`"status"`,
+  /// `"currentItem.status"`); `nil` for any other kind. Immutable: read with no lock held.
+  var foundationKeyPath: String? { get }
 }
 
 extension ObservedSentinel {
@@ -119,6 +129,11 @@ extension ObservedSentinel {
   }
 
   func wasDetached() {}
+
+  /// The object of a registry-owned sentinel is found by its registry instead.
+  func observes(_ object: AnyObject, keyPath: AnyKeyPath?) -> Bool { false }
+
+  var foundationKeyPath: String? { nil }
 }
 
 /// An observed-side sentinel whose changes come from outside AutoKVO's engine: Swift's Observation

@@ -141,4 +141,9 @@ struct RegistryReference: @unchecked Sendable, Equatable {  // the storage is gu
   func primaryKeyPath(ofObservedSideOf observation: KeyValueObservation) -> AnyKeyPath? {
     withState { $0.incoming.sentinel(of: observation)?.primaryKeyPath }
   }
+
+  /// The observed-side sentinel of `observation`, if this registry holds it.
+  func sentinel(ofObservedSideOf observation: KeyValueObservation) -> (any ObservedSentinel)? {
+    withState { $0.incoming.sentinel(of: observation) }
+  }
 }

@@ -33,6 +33,13 @@ public protocol KeyValueObservable: KeyValueObserver {
   /// path of the property's declaration (`\Base.items` for a property declared in `Base`), so the
   /// answer must not change over the object's life:
   ///
+  /// <!-- snippet-glue
+  /// final class Account: KeyValueObservable {
+  ///     let observationRegistry = ObservationRegistry()
+  ///     @Observed var balance = 0
+  /// <snippet>
+  /// }
+  /// -->
   /// ```swift
   /// static func automaticallyNotifiesObservers(for keyPath: AnyKeyPath) -> Bool {
   ///     keyPath != \Account.balance
@@ -48,6 +55,14 @@ public protocol KeyValueObservable: KeyValueObserver {
   /// `keyPathsForValuesAffectingValue(forKey:)`. Declarations are followed transitively, and
   /// cycles among them are harmless.
   ///
+  /// <!-- snippet-glue
+  /// final class Document: KeyValueObservable {
+  ///     let observationRegistry = ObservationRegistry()
+  ///     @Observed var fileURL = "untitled.txt"
+  ///     var title: String { fileURL }
+  /// <snippet>
+  /// }
+  /// -->
   /// ```swift
   /// static func keyPathsForValuesAffecting(_ keyPath: AnyKeyPath) -> Set<AnyKeyPath> {
   ///     keyPath == \Document.title ? [\Document.fileURL] : []

@@ -3,8 +3,13 @@ import Foundation
 /// A ``KeyValueChange`` with its value type erased, as the classic
 /// ``KeyValueObserving/observeValue(forKeyPath:of:change:context:)`` callback receives it.
 ///
+/// <!-- snippet-glue
+/// func show(_ change: AnyKeyValueChange) {
+/// <snippet>
+/// }
+/// -->
 /// ```swift
-/// if let name = change.newValue(as: String.self) { … }
+/// if let name = change.newValue(as: String.self) { print(name) }
 /// ```
 ///
 /// `AnyKeyValueChange` is not `Sendable`: it holds its values as `Any`, which may be anything.

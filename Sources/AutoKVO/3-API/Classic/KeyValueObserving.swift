@@ -6,7 +6,8 @@
 /// ```swift
 /// final class Inspector: KeyValueObserving {
 ///     let observationRegistry = ObservationRegistry()
-///     private static var nameContext = 0
+///     // Only its address is used, as a tag that no other code can pass: never read or written.
+///     nonisolated(unsafe) private static var nameContext = 0
 ///
 ///     init(person: Person) {
 ///         autoObserve(person, keyPath: \.name, options: [.new], context: &Self.nameContext)
@@ -58,7 +59,10 @@ extension KeyValueObserving {
   ///   - keyPath: The property to observe.
   ///   - options: What to deliver; `[.old, .new]` by default.
   ///   - context: A pointer passed back unchanged to every callback, to tell registrations apart.
-  ///   - isolation: The caller's actor, captured by default; the callback runs there.
+  ///   - isolation: The caller's actor, captured by default; the callback runs there. Never
+  ///     pass it: an explicit `nil` from isolated code runs the callback on whichever thread
+  ///     makes the change, a data race the compiler does not report (see
+  ///     <doc:SwiftConcurrency#The-isolation-parameter>).
   ///   - file: The file of the call, which diagnostics name; leave it to its default.
   ///   - line: The line of the call, likewise.
   /// - Returns: A handle you may keep to cancel early, or drop.

@@ -7,6 +7,16 @@ extension KeyValueObservable {
   /// Pair it with ``didChange(_:valuesAt:for:)`` on the same thread, around the mutation, as
   /// with KVO's `willChange(_:valuesAt:forKey:)`:
   ///
+  /// <!-- snippet-glue
+  /// final class Playlist: KeyValueObservable {
+  ///     let observationRegistry = ObservationRegistry()
+  ///     private var storage = (items: [String](), name: "")
+  ///     var items: [String] { storage.items }
+  ///     func prepend(_ item: String) {
+  /// <snippet>
+  ///     }
+  /// }
+  /// -->
   /// ```swift
   /// willChange(.insertion, valuesAt: [0], for: \.items)
   /// storage.items.insert(item, at: 0)

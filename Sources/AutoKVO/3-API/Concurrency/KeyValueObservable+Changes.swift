@@ -33,16 +33,6 @@ extension KeyValueObservable {
     options: ObservationOptions = [.new],
     bufferingPolicy: KeyValueChanges<Value>.BufferingPolicy = .unbounded
   ) -> KeyValueChanges<Value> {
-    engineChanges(for: keyPath, options: options, bufferingPolicy: bufferingPolicy)
-  }
-
-  /// `changes(for:options:bufferingPolicy:)`, under a name of its own, for the overload that a
-  /// class which is also an `@Observable` model resolves to.
-  func engineChanges<Value: Sendable>(
-    for keyPath: KeyPath<Self, Value>,
-    options: ObservationOptions,
-    bufferingPolicy: KeyValueChanges<Value>.BufferingPolicy
-  ) -> KeyValueChanges<Value> {
     KeyValueChanges.fed(bufferingPolicy: bufferingPolicy) { streamObserver, endOfStream in
       // Synchronous: the stream is the hop, and it must see every change in order.
       streamObserver.register(self, keyPath, options, .synchronous) { streamObserver, _, change in

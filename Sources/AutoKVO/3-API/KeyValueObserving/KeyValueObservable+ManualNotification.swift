@@ -3,6 +3,16 @@ extension KeyValueObservable {
   ///
   /// Pair every call with ``didChangeValue(for:)`` on the same thread, around the mutation:
   ///
+  /// <!-- snippet-glue
+  /// final class Account: KeyValueObservable {
+  ///     let observationRegistry = ObservationRegistry()
+  ///     private var storage = (balance: 0, owner: "")
+  ///     var balance: Int { storage.balance }
+  ///     func deposit(_ amount: Int) {
+  /// <snippet>
+  ///     }
+  /// }
+  /// -->
   /// ```swift
   /// willChangeValue(for: \.balance)
   /// storage.balance += amount

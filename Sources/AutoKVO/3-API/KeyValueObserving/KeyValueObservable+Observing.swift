@@ -1,5 +1,9 @@
 import Dispatch
 
+#if canImport(ObjectiveC)
+  import ObjectiveC
+#endif
+
 extension KeyValueObservable {
   /// Observes `keyPath` of `object` until this observer or `object` is deallocated, whichever
   /// goes first, with no teardown code.
@@ -41,14 +45,17 @@ extension KeyValueObservable {
   /// - From another actor, it runs isolated to that actor, asynchronously, in the order of the
   ///   changes.
   ///
-  /// The `isolation` parameter records the caller's actor; leave it to its default.
+  /// The `isolation` parameter records the caller's actor; never pass it.
   ///
   /// - Parameters:
   ///   - object: The object to observe. It is not retained.
   ///   - keyPath: The property to observe.
   ///   - options: What to deliver; `[.old, .new]` by default. With `.initial`, the handler is
   ///     called once before this method returns.
-  ///   - isolation: The caller's actor, captured by default; the handler runs there.
+  ///   - isolation: The caller's actor, captured by default; the handler runs there. Never
+  ///     pass it: an explicit `nil` from isolated code runs an isolated handler on whichever
+  ///     thread makes the change, a data race the compiler does not report (see
+  ///     <doc:SwiftConcurrency#The-isolation-parameter>).
   ///   - file: The file of the call, which diagnostics name; leave it to its default.
   ///   - line: The line of the call, likewise.
   ///   - changeHandler: Called with the observer, the object and the change.
@@ -65,7 +72,19 @@ extension KeyValueObservable {
     line: UInt = #line,
     changeHandler: @escaping (Self, Object, KeyValueChange<Value>) -> Void
   ) -> KeyValueObservation {
-    registerAdapted(
+    #if canImport(ObjectiveC)
+      // An `NSObject`'s `@objc` key path is Foundation's to observe. The type check folds away
+      // where `Object` is known, so that other objects pay nothing for it.
+      if Object.self is NSObject.Type,
+        let foundationObject = object as? any FoundationObservedObject,
+        let observation = foundationObject.registerWithFoundationIfObjectiveC(
+          by: self, of: object, keyPath, options, .resolve(isolation: isolation), changeHandler,
+          site: RegistrationSite(file: file, line: line))
+      {
+        return observation
+      }
+    #endif
+    return registerAdapted(
       object, keyPath, options, .resolve(isolation: isolation),
       adaptedHandler: adaptHandler(changeHandler),
       site: RegistrationSite(file: file, line: line))
@@ -74,17 +93,21 @@ extension KeyValueObservable {
   /// Observes `keyPath` of `object` until this observer or `object` is deallocated, running the
   /// handler on `deliveryQueue`.
   ///
-  /// Everything `autoObserve(_:keyPath:options:changeHandler:)` promises holds; this form takes
-  /// the same arguments and the same key paths, and is the same on every platform. The handler
-  /// runs on `deliveryQueue`: synchronously when the change happens on that queue (or on a queue
-  /// that targets it) and none of the registration's earlier changes still waits there,
-  /// otherwise asynchronously there, behind them. Either way, the handler receives the changes in
-  /// the order they were made, whichever threads make them, after its `.initial` call. Before
-  /// each call the registration is
-  /// checked again, so nothing arrives after ``KeyValueObservation/cancel()`` returned on that
-  /// queue or after either side began deallocating: a change still waiting for the queue then is
-  /// dropped. With `.main`, the handler runs on the main actor, whichever thread mutates the
-  /// object:
+  /// Everything ``autoObserve(_:keyPath:options:isolation:file:line:changeHandler:)-8q4jl`` promises
+  /// holds; this form takes the same arguments and the same key paths, on every platform, for a
+  /// ``KeyValueObservable`` object. (An `NSObject` observed with Foundation's KVO on Apple
+  /// platforms, and an `@Observable` model on Linux, have no such form beside theirs: register
+  /// from the actor the handler needs, or hop from the handler.) The handler runs on
+  /// `deliveryQueue`: synchronously when the change happens on that queue (or on a queue that
+  /// targets it) and none of the registration's earlier changes still waits there, otherwise
+  /// asynchronously there, behind them. Either way, the handler receives the changes in the order
+  /// they were made, whichever threads make them, after its `.initial` call. Before each call the
+  /// registration is checked again, so nothing arrives after ``KeyValueObservation/cancel()``
+  /// returned on that queue or after either side began deallocating: a change still waiting for
+  /// the queue then is dropped.
+  ///
+  /// With `.main`, the handler runs on the main thread, whichever thread mutates the object; its
+  /// type is `@Sendable`, not `@MainActor`, so it says so with `MainActor.assumeIsolated`:
   ///
   /// ```swift
   /// @MainActor final class NameLabel: KeyValueObservable {
@@ -92,11 +115,15 @@ extension KeyValueObservable {
   ///     var text = ""
   ///     func bind(to person: Person) {
   ///         autoObserve(person, keyPath: \.name, options: .new, deliveryQueue: .main) { label, _, change in
-  ///             label.text = change.newValue ?? ""
+  ///             MainActor.assumeIsolated { label.text = change.newValue ?? "" }
   ///         }
   ///     }
   /// }
   /// ```
+  ///
+  /// From `@MainActor` code, as here, the form without a queue does the same with a handler the
+  /// compiler already knows is main-actor isolated: prefer it, and keep this form for serial
+  /// queues of your own.
   ///
   /// Values cross to the queue as they are: the observed object and the change are the ones the
   /// mutating thread produced, whether or not they are `Sendable`.
@@ -234,7 +261,7 @@ extension KeyValueObservable {
   /// `addObserver(_:toObjectsAt:forKeyPath:options:context:)`.
   ///
   /// ```swift
-  /// board.autoObserve(team.members, keyPath: \.status) { board, member, change in
+  /// board.autoObserve(each: team.members, keyPath: \.status) { board, member, change in
   ///     board.refresh(member)
   /// }
   /// ```
@@ -246,7 +273,10 @@ extension KeyValueObservable {
   ///   - objects: The objects to observe. None is retained.
   ///   - keyPath: The property to observe on each.
   ///   - options: What to deliver; `[.old, .new]` by default.
-  ///   - isolation: The caller's actor, captured by default; the handler runs there.
+  ///   - isolation: The caller's actor, captured by default; the handler runs there. Never
+  ///     pass it: an explicit `nil` from isolated code runs an isolated handler on whichever
+  ///     thread makes the change, a data race the compiler does not report (see
+  ///     <doc:SwiftConcurrency#The-isolation-parameter>).
   ///   - file: The file of the call, which diagnostics name; leave it to its default.
   ///   - line: The line of the call, likewise.
   ///   - changeHandler: Called with the observer, the object that changed and the change.
@@ -254,7 +284,7 @@ extension KeyValueObservable {
   @discardableResult
   @inlinable
   public func autoObserve<Objects: Sequence, Value>(
-    _ objects: Objects,
+    each objects: Objects,
     keyPath: KeyPath<Objects.Element, Value>,
     options: ObservationOptions = [.old, .new],
     isolation: isolated (any Actor)? = #isolation,

@@ -38,6 +38,12 @@ final class FoundationChainSentinel<Observer: AnyObject, Root: AnyObject, Value>
 
   /// Guarded by `observation`'s lock.
   private var links: [any ChainLink] = []
+
+  /// The whole path, for a chain from an `NSObject` root; `nil` after an `@Observed` head, which
+  /// Foundation's KVO does not observe.
+  var foundationKeyPath: String? {
+    head.name == nil ? keys.joined(separator: ".") : nil
+  }
   /// For a handler that runs on a queue or an actor, where the path is read again after each
   /// change: the value the last reading found, the old value of the next change. Guarded by
   /// `observation`'s lock.

@@ -18,6 +18,8 @@
 // @unchecked Sendable: immutable; the handler runs where `delivery` says.
 final class FoundationSentinel<Payload>: ExternallyNotifiedSentinel, @unchecked Sendable {
   let observation: KeyValueObservation
+  /// The key path registered with Foundation's KVO, which `stopObserving` matches.
+  let foundationKeyPath: String?
 
   /// Where the handler runs (see `HandlerDelivery`).
   private let delivery: HandlerDelivery
@@ -28,10 +30,12 @@ final class FoundationSentinel<Payload>: ExternallyNotifiedSentinel, @unchecked 
 
   private init(
     observation: KeyValueObservation,
+    foundationKeyPath: String,
     delivery: HandlerDelivery,
     deliverNow: @escaping (Payload) -> Void,
     detach: @escaping () -> Void
   ) {
+    self.foundationKeyPath = foundationKeyPath
     self.delivery = delivery
     self.deliverNow = deliverNow
     self.detach = detach
@@ -74,6 +78,7 @@ final class FoundationSentinel<Payload>: ExternallyNotifiedSentinel, @unchecked 
     observerRegistry: ObservationRegistry,
     object: Object,
     objectRegistry: ObservationRegistry,
+    keyPath: String,
     delivery: HandlerDelivery,
     handler: @escaping (Observer, Object, Payload) -> Void,
     detachFromLiveObject: @escaping (Object) -> Void
@@ -81,6 +86,7 @@ final class FoundationSentinel<Payload>: ExternallyNotifiedSentinel, @unchecked 
     let observation = KeyValueObservation()
     let observedSentinel = FoundationSentinel(
       observation: observation,
+      foundationKeyPath: keyPath,
       delivery: delivery,
       deliverNow: { [weak observer, weak object] payload in
         // Checked per call, and where the handler runs: nothing may be delivered after cancel()

@@ -78,6 +78,7 @@ final class KeyValueObservingRouter<Runtime: KeyValueObservingRuntime>: @uncheck
       observerRegistry: observerRegistry,
       object: object,
       objectRegistry: registry(of: object),
+      keyPath: keyPath,
       delivery: delivery,
       handler: handler,
       detachFromLiveObject: { [runtime] object in

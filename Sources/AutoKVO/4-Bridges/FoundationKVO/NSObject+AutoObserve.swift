@@ -3,24 +3,24 @@
 
   extension NSObject: KeyValueObserver {}
 
-  // Overload rules. Five typed `autoObserve` methods exist on Apple platforms; for any observer
-  // and observed object exactly one is the most specific, so no call site is ambiguous:
+  // Overload rules. Three typed `autoObserve` methods for one key path exist on Apple platforms;
+  // for any observer and observed object exactly one is chosen, so no call site is ambiguous:
   //
-  //   declared on          observed object             engine
-  //   KeyValueObservable   KeyValueObservable          AutoKVO's (the portable method)
-  //   KeyValueObserver    NSObject                    Foundation's KVO
-  //   KeyValueObserver    KeyValueObservable          AutoKVO's, through a stand-in observer
-  //   KeyValueObserver    NSObject & KVObservable     chosen per key path, at registration
-  //   KeyValueObservable   NSObject & KVObservable     chosen per key path, at registration
+  //   declared on          observed object        engine
+  //   KeyValueObservable   KeyValueObservable     AutoKVO's (the portable method)
+  //   KeyValueObserver     NSObject               Foundation's KVO (`@_disfavoredOverload`)
+  //   KeyValueObserver     KeyValueObservable     AutoKVO's, through a stand-in observer
   //
   // Swift prefers the method whose observer (`Self`) and object constraints are both at least as
-  // narrow as every other candidate's; KeyValueObservable refines KeyValueObserver, and
-  // `NSObject & KeyValueObservable` is narrower than either alone. "Chosen per key path": an
-  // `@objc` key path is observed with Foundation's KVO, any other with AutoKVO's engine.
+  // narrow as every other candidate's; KeyValueObservable refines KeyValueObserver. An object
+  // that is both an `NSObject` and `KeyValueObservable` matches the `NSObject` form and a
+  // `KeyValueObservable` one, neither narrower: the `NSObject` form is disfavoured, and the
+  // `KeyValueObservable` forms choose the engine per key path, at registration: an `@objc` key
+  // path of an `NSObject` is observed with Foundation's KVO, any other with AutoKVO's engine.
 
   extension KeyValueObserver {
-    /// Observes an `@objc` property of an `NSObject` with Foundation's KVO until this observer
-    /// or `object` is deallocated, whichever goes first, with no teardown code.
+    /// Apple platforms only. Observes an `@objc` property of an `NSObject` with Foundation's KVO
+    /// until this observer or `object` is deallocated, whichever goes first, with no teardown code.
     ///
     /// Works for any `NSObject` and any observer — an `NSObject` or a ``KeyValueObservable``
     /// class — with no protocol to adopt:
@@ -32,7 +32,7 @@
     /// ```
     ///
     /// The handler never runs once either side has begun deallocating. It runs where the
-    /// portable ``KeyValueObservable/autoObserve(_:keyPath:options:isolation:file:line:changeHandler:)``
+    /// portable ``KeyValueObservable/autoObserve(_:keyPath:options:isolation:file:line:changeHandler:)-8q4jl``
     /// runs its handler: synchronously on the thread that changes `object` when registered from
     /// nonisolated code, and on the caller's actor — the main actor for a `@MainActor` view
     /// controller — when registered from one. The key path must be `@objc`; it may go through
@@ -46,12 +46,16 @@
     ///   - keyPath: An `@objc` key path of KVO-compliant properties.
     ///   - options: What to deliver; `[.old, .new]` by default. With `.initial`, the handler is
     ///     called once before this method returns.
-    ///   - isolation: The caller's actor, captured by default; the handler runs there.
+    ///   - isolation: The caller's actor, captured by default; the handler runs there. Never
+    ///     pass it: an explicit `nil` from isolated code runs an isolated handler on whichever
+    ///     thread makes the change, a data race the compiler does not report (see
+    ///     <doc:SwiftConcurrency#The-isolation-parameter>).
     ///   - file: The file of the call, which diagnostics name; leave it to its default.
     ///   - line: The line of the call, likewise.
     ///   - changeHandler: Called with this observer, the object and the change.
     /// - Returns: A handle you may keep to cancel early, or drop: dropping it does not end the
     ///   observation.
+    @_disfavoredOverload
     @discardableResult
     public func autoObserve<Object: NSObject, Value>(
       _ object: Object,
@@ -68,12 +72,14 @@
         site: RegistrationSite(file: file, line: line))
     }
 
-    /// Observes `keyPath` of a ``KeyValueObservable`` object until this observer or `object` is
-    /// deallocated, whichever goes first, for an observer that is not itself
-    /// ``KeyValueObservable`` (typically an `NSObject`).
+    /// Apple platforms only. Observes `keyPath` of a ``KeyValueObservable`` object until this
+    /// observer or `object` is deallocated, whichever goes first, for an observer that is not
+    /// itself ``KeyValueObservable`` (typically an `NSObject`).
     ///
-    /// Behaves as ``KeyValueObservable/autoObserve(_:keyPath:options:isolation:file:line:changeHandler:)``,
+    /// Behaves as ``KeyValueObservable/autoObserve(_:keyPath:options:isolation:file:line:changeHandler:)-8q4jl``,
     /// actors included; the observer's side of the registration lives in an associated object.
+    /// When `object` is also an `NSObject`, an `@objc` key path is observed with Foundation's KVO,
+    /// any other with AutoKVO's engine.
     @discardableResult
     public func autoObserve<Object: KeyValueObservable, Value>(
       _ object: Object,
@@ -84,60 +90,55 @@
       line: UInt = #line,
       changeHandler: @escaping (Self, Object, KeyValueChange<Value>) -> Void
     ) -> KeyValueObservation {
-      observeWithEngineThroughStandIn(
-        in: foundationRouter.runtime, object, keyPath, options, .resolve(isolation: isolation),
-        changeHandler, site: RegistrationSite(file: file, line: line))
-    }
-
-    /// Observes `keyPath` of an `NSObject` that is also ``KeyValueObservable``, with
-    /// Foundation's KVO when the key path is `@objc` and with AutoKVO's engine otherwise, until
-    /// this observer or `object` is deallocated. The handler runs on the caller's actor, as
-    /// with the other forms.
-    @discardableResult
-    public func autoObserve<Object: NSObject & KeyValueObservable, Value>(
-      _ object: Object,
-      keyPath: KeyPath<Object, Value>,
-      options: ObservationOptions = [.old, .new],
-      isolation: isolated (any Actor)? = #isolation,
-      file: StaticString = #fileID,
-      line: UInt = #line,
-      changeHandler: @escaping (Self, Object, KeyValueChange<Value>) -> Void
-    ) -> KeyValueObservation {
+      // Only an `NSObject`'s key path can be `@objc`; the check folds away where `Object` is known.
       observeChoosingEngine(
-        through: foundationRouter, object, keyPath, keyPathString: keyPath._kvcKeyPathString,
-        options, .resolve(isolation: isolation), changeHandler,
+        through: foundationRouter, object, keyPath,
+        keyPathString: Object.self is NSObject.Type ? keyPath._kvcKeyPathString : nil, options,
+        .resolve(isolation: isolation), changeHandler,
         site: RegistrationSite(file: file, line: line))
     }
+
   }
 
-  extension KeyValueObservable {
-    /// Observes `keyPath` of an `NSObject` that is also ``KeyValueObservable``, with
-    /// Foundation's KVO when the key path is `@objc` and with AutoKVO's engine otherwise, until
-    /// this observer or `object` is deallocated.
-    ///
-    /// This overload exists so that a ``KeyValueObservable`` observer of such an object has one
-    /// most specific `autoObserve`; it behaves as the ``KeyValueObserver`` one.
-    @discardableResult
-    public func autoObserve<Object: NSObject & KeyValueObservable, Value>(
-      _ object: Object,
-      keyPath: KeyPath<Object, Value>,
-      options: ObservationOptions = [.old, .new],
-      isolation: isolated (any Actor)? = #isolation,
-      file: StaticString = #fileID,
-      line: UInt = #line,
-      changeHandler: @escaping (Self, Object, KeyValueChange<Value>) -> Void
-    ) -> KeyValueObservation {
-      observeChoosingEngineWithOwnRegistry(
-        through: foundationRouter, object, keyPath, keyPathString: keyPath._kvcKeyPathString,
-        options, .resolve(isolation: isolation), changeHandler,
-        site: RegistrationSite(file: file, line: line))
+  extension NSObject: FoundationObservedObject {
+    @usableFromInline
+    func registerWithFoundationIfObjectiveC<
+      Observer: KeyValueObservable, Object: KeyValueObservable, Value
+    >(
+      by observer: Observer,
+      of object: Object,
+      _ keyPath: KeyPath<Object, Value>,
+      _ options: ObservationOptions,
+      _ delivery: HandlerDelivery,
+      _ changeHandler: @escaping (Observer, Object, KeyValueChange<Value>) -> Void,
+      site: RegistrationSite
+    ) -> KeyValueObservation? {
+      guard let keyPathString = keyPath._kvcKeyPathString else { return nil }
+      return observer.observeChoosingEngineWithOwnRegistry(
+        through: foundationRouter, object, keyPath, keyPathString: keyPathString, options,
+        delivery, changeHandler, site: site)
+    }
+
+    @usableFromInline
+    func endFoundationRegistrations(
+      by observerRegistry: ObservationRegistry,
+      keyPath: AnyKeyPath?
+    ) -> Int {
+      var key: String?
+      if let keyPath {
+        // A key path with no `@objc` string has no registration with Foundation's KVO.
+        guard let string = keyPath._kvcKeyPathString else { return 0 }
+        key = string
+      }
+      return observerRegistry.endFoundationRegistrations(
+        on: self, keyPath: key, in: foundationRouter.runtime)
     }
   }
 
   extension KeyValueObserver {
-    /// Observes a path that starts with `@Observed` properties of a ``KeyValueObservable``
-    /// object and continues through `@objc` properties of an `NSObject`, until this observer or
-    /// `object` is deallocated, whichever goes first.
+    /// Apple platforms only. Observes a path that starts with `@Observed` properties of a
+    /// ``KeyValueObservable`` object and continues through `@objc` properties of an `NSObject`,
+    /// until this observer or `object` is deallocated, whichever goes first.
     ///
     /// A single Swift key path cannot say where its `@Observed` part ends, so the path is given
     /// in two parts: `keyPath`, observed with AutoKVO's engine, up to the `NSObject`; `then`,
@@ -165,12 +166,15 @@
     /// - Parameters:
     ///   - object: The object to observe. It is not retained.
     ///   - keyPath: `@Observed` properties of `object` leading to an `NSObject`, or to `nil`.
-    ///   - then: An `@objc` key path of that `NSObject`, of KVO-compliant properties; it may go
-    ///     through other objects. A key path that is not `@objc`, or whose root is not an
+    ///   - objcKeyPath: The `then:` argument: an `@objc` key path of that `NSObject`, of
+    ///     KVO-compliant properties; it may go through other objects. A key path that is not `@objc`, or whose root is not an
     ///     `NSObject`, registers nothing and reports a diagnostic.
     ///   - options: What to deliver; `[.old, .new]` by default. With `.initial`, the handler is
     ///     called once before this method returns.
-    ///   - isolation: The caller's actor, captured by default; the handler runs there.
+    ///   - isolation: The caller's actor, captured by default; the handler runs there. Never
+    ///     pass it: an explicit `nil` from isolated code runs an isolated handler on whichever
+    ///     thread makes the change, a data race the compiler does not report (see
+    ///     <doc:SwiftConcurrency#The-isolation-parameter>).
     ///   - file: The file of the call, which diagnostics name; leave it to its default.
     ///   - line: The line of the call, likewise.
     ///   - changeHandler: Called with this observer, `object` and the change of the leaf.
@@ -198,9 +202,9 @@
         site: RegistrationSite(file: file, line: line))
     }
 
-    /// Observes a path that starts with `@Observed` properties of a ``KeyValueObservable``
-    /// object, leading to an `NSObject` that is always there, and continues through `@objc`
-    /// properties of that object; as the form whose `keyPath` may lead to `nil`.
+    /// Apple platforms only. Observes a path that starts with `@Observed` properties of a
+    /// ``KeyValueObservable`` object, leading to an `NSObject` that is always there, and continues
+    /// through `@objc` properties of that object; as the form whose `keyPath` may lead to `nil`.
     @discardableResult
     public func autoObserve<Object: KeyValueObservable, Intermediate: AnyObject, Value>(
       _ object: Object,
@@ -223,14 +227,17 @@
   }
 
   extension NSObject {
-    /// Observes `keyPath` of `object` with Foundation's KVO, delivering to this object's
-    /// `observeValue(forKeyPath:of:change:context:)`, until this object or `object` is
-    /// deallocated, whichever goes first: a drop-in for `addObserver(_:forKeyPath:options:context:)`
-    /// with no `removeObserver` to call.
+    /// Apple platforms only. Observes `keyPath` of `object` with Foundation's KVO, delivering to
+    /// this object's `observeValue(forKeyPath:of:change:context:)`, until this object or `object`
+    /// is deallocated, whichever goes first: a drop-in for
+    /// `addObserver(_:forKeyPath:options:context:)` with no `removeObserver` to call.
     ///
     /// ```swift
+    /// // Only its address is used, as a tag: nothing reads or writes it, so no access can race.
+    /// nonisolated(unsafe) private static var statusContext = 0
+    ///
     /// // was: player.addObserver(self, forKeyPath: "status", options: [.new], context: &ctx)
-    /// autoObserve(player, keyPath: "status", options: [.new], context: &ctx)
+    /// autoObserve(player, keyPath: "status", options: [.new], context: &Self.statusContext)
     /// ```
     ///
     /// Your override receives the key path, the object, Foundation's change dictionary and

@@ -43,6 +43,17 @@ final class ObservationStandIn: KeyValueObservable {
   }
 }
 
+extension ObservationStandIn {
+  /// The stand-in attached to `object` in `store`, if one is; none is attached by this call.
+  static func existing(for object: AnyObject, in store: some AssociationStore)
+    -> ObservationStandIn?
+  {
+    attachLock.withLock {
+      store.associatedObject(of: object, key: associationKey) as? ObservationStandIn
+    }
+  }
+}
+
 extension KeyValueObserver {
   /// The registry that owns this observer's sentinels: its own when it is
   /// ``KeyValueObservable`` (`nil`, after a diagnostic, when that one is computed), otherwise
@@ -52,5 +63,15 @@ extension KeyValueObserver {
       return observable.stableObservationRegistry(toBeUsedTo: "observe with")
     }
     return ObservationStandIn.standIn(for: self, in: store).observationRegistry
+  }
+
+  /// The registry that owns this observer's sentinels, if it has one: its own when it is
+  /// ``KeyValueObservable``, otherwise its stand-in's in `store`, if one is attached; a query
+  /// attaches nothing.
+  func existingRegistryForObserving(in store: some AssociationStore) -> ObservationRegistry? {
+    if let observable = self as? any KeyValueObservable {
+      return observable.observationRegistry
+    }
+    return ObservationStandIn.existing(for: self, in: store)?.observationRegistry
   }
 }

@@ -7,11 +7,11 @@
   // these forms need ("Observing an @Observable class" in ObservationAndSwiftUI.md).
   //
   // Overload rules. A class that conforms to both `KeyValueObservable` and `Observable` matches
-  // both the engine's forms and these; the forms constrained to both, below, are more specific
-  // than either and forward to the engine's, so such a class keeps AutoKVO's own semantics.
+  // both the engine's forms and these: these are `@_disfavoredOverload`, so that such a class
+  // keeps AutoKVO's own semantics without a third form constrained to both.
 
   extension KeyValueObservable {
-    /// Observes `keyPath` of an `@Observable` model until this observer or `model` is
+    /// Linux only. Observes `keyPath` of an `@Observable` model until this observer or `model` is
     /// deallocated, whichever goes first, with no teardown code.
     ///
     /// The same call as for a ``KeyValueObservable`` object, for any class that conforms to
@@ -20,6 +20,8 @@
     /// after the value is stored, as a `.setting` change with the values `options` asks for:
     ///
     /// ```swift
+    /// import Observation
+    ///
     /// @Observable final class Counter { var count = 0 }
     ///
     /// badge.autoObserve(counter, keyPath: \.count) { badge, _, change in
@@ -48,12 +50,16 @@
     ///   - options: What to deliver; `[.old, .new]` by default. With `.initial`, the handler is
     ///     called once before this method returns; with `.prior`, once more before each change,
     ///     with the old value.
-    ///   - isolation: The caller's actor, captured by default; the handler runs there.
+    ///   - isolation: The caller's actor, captured by default; the handler runs there. Never
+    ///     pass it: an explicit `nil` from isolated code runs an isolated handler on whichever
+    ///     thread makes the change, a data race the compiler does not report (see
+    ///     <doc:SwiftConcurrency#The-isolation-parameter>).
     ///   - file: The file of the call, which diagnostics name; leave it to its default.
     ///   - line: The line of the call, likewise.
     ///   - changeHandler: Called with the observer, the model and the change.
     /// - Returns: A handle you may keep to cancel early, or drop: dropping it does not end the
     ///   observation.
+    @_disfavoredOverload
     @discardableResult
     @inlinable
     public func autoObserve<Object: AnyObject & Observation.Observable, Value>(
@@ -71,7 +77,7 @@
         adaptedHandler: adaptHandler(changeHandler), site: RegistrationSite(file: file, line: line))
     }
 
-    /// Observes `keyPath` of an `@Observable` model until this observer or `model` is
+    /// Linux only. Observes `keyPath` of an `@Observable` model until this observer or `model` is
     /// deallocated, running the handler on `deliveryQueue`.
     ///
     /// Everything the form without a queue promises for a model holds; the handler runs on
@@ -87,6 +93,7 @@
     ///   - line: The line of the call, likewise.
     ///   - changeHandler: Called with the observer, the model and the change.
     /// - Returns: A handle you may keep to cancel early, or drop.
+    @_disfavoredOverload
     @discardableResult
     @inlinable
     public func autoObserve<Object: AnyObject & Observation.Observable, Value>(
@@ -104,43 +111,31 @@
         adaptedHandler: adaptHandler(changeHandler), site: RegistrationSite(file: file, line: line))
     }
 
-    /// Observes `keyPath` of an object that is both a ``KeyValueObservable`` class and an
-    /// Observation `Observable`, with AutoKVO's engine: the same registration as for any
-    /// ``KeyValueObservable`` object.
+    /// Linux only. Ends every live registration this observer made on `keyPath` of the
+    /// `@Observable` model `model`, and returns how many it ended.
+    ///
+    /// The form of ``stopObserving(_:keyPath:)-1a1ai`` for an `@Observable` model: idempotent, and
+    /// every other registration is untouched.
+    ///
+    /// - Parameters:
+    ///   - model: The model whose registrations to end.
+    ///   - keyPath: The key path they were made with.
+    /// - Returns: How many registrations this call ended.
+    @_disfavoredOverload
     @discardableResult
-    @inlinable
-    public func autoObserve<Object: KeyValueObservable & Observation.Observable, Value>(
-      _ object: Object,
-      keyPath: KeyPath<Object, Value>,
-      options: ObservationOptions = [.old, .new],
-      isolation: isolated (any Actor)? = #isolation,
-      file: StaticString = #fileID,
-      line: UInt = #line,
-      changeHandler: @escaping (Self, Object, KeyValueChange<Value>) -> Void
-    ) -> KeyValueObservation {
-      registerAdapted(
-        object, keyPath, options, .resolve(isolation: isolation),
-        adaptedHandler: adaptHandler(changeHandler),
-        site: RegistrationSite(file: file, line: line))
+    public func stopObserving<Object: AnyObject & Observation.Observable, Value>(
+      _ model: Object,
+      keyPath: KeyPath<Object, Value>
+    ) -> Int {
+      stopObservingObjectWithoutRegistry(model, keyPath: keyPath)
     }
 
-    /// Observes `keyPath` of an object that is both a ``KeyValueObservable`` class and an
-    /// Observation `Observable`, with AutoKVO's engine, running the handler on `deliveryQueue`.
+    /// Linux only. Ends every live registration this observer made on any key path of the
+    /// `@Observable` model `model`, and returns how many it ended. Idempotent.
+    @_disfavoredOverload
     @discardableResult
-    @inlinable
-    public func autoObserve<Object: KeyValueObservable & Observation.Observable, Value>(
-      _ object: Object,
-      keyPath: KeyPath<Object, Value>,
-      options: ObservationOptions = [.old, .new],
-      deliveryQueue: DispatchQueue,
-      file: StaticString = #fileID,
-      line: UInt = #line,
-      changeHandler: @escaping @Sendable (Self, Object, KeyValueChange<Value>) -> Void
-    ) -> KeyValueObservation {
-      registerAdapted(
-        object, keyPath, options, .resolve(queue: deliveryQueue),
-        adaptedHandler: adaptHandler(changeHandler),
-        site: RegistrationSite(file: file, line: line))
+    public func stopObserving<Object: AnyObject & Observation.Observable>(_ model: Object) -> Int {
+      stopObservingObjectWithoutRegistry(model, keyPath: nil)
     }
 
     /// Registers a handler behind its adapter for changes of a property of `model`: what both
@@ -173,8 +168,8 @@
   }
 
   extension Observation.Observable where Self: AnyObject {
-    /// Every change of `keyPath` of this `@Observable` model, as an asynchronous sequence that
-    /// finishes when the model is deallocated.
+    /// Linux only. Every change of `keyPath` of this `@Observable` model, as an asynchronous
+    /// sequence that finishes when the model is deallocated.
     ///
     /// ```swift
     /// for await change in counter.changes(for: \.count) {
@@ -196,6 +191,7 @@
     ///   - bufferingPolicy: What to keep of the changes the consumer has not read yet; every one
     ///     (`.unbounded`) by default.
     /// - Returns: A single-consumer sequence of changes.
+    @_disfavoredOverload
     public func changes<Value: Sendable>(
       for keyPath: KeyPath<Self, Value>,
       options: ObservationOptions = [.new],
@@ -213,16 +209,4 @@
     }
   }
 
-  extension KeyValueObservable where Self: Observation.Observable {
-    /// Every change of `keyPath` of this object, which is both a ``KeyValueObservable`` class and
-    /// an Observation `Observable`, observed by AutoKVO's engine: the sequence
-    /// ``KeyValueObservable/changes(for:options:bufferingPolicy:)-43ndc`` returns.
-    public func changes<Value: Sendable>(
-      for keyPath: KeyPath<Self, Value>,
-      options: ObservationOptions = [.new],
-      bufferingPolicy: KeyValueChanges<Value>.BufferingPolicy = .unbounded
-    ) -> KeyValueChanges<Value> {
-      engineChanges(for: keyPath, options: options, bufferingPolicy: bufferingPolicy)
-    }
-  }
 #endif

@@ -68,6 +68,10 @@
       gate.release()
     }
 
+    func observes(_ object: AnyObject, keyPath: AnyKeyPath?) -> Bool {
+      gate.rootIs(object) && (keyPath.map { property.keyPath.matches($0) } ?? true)
+    }
+
     /// The registration was cancelled, or its observer deallocated: the callbacks go. Once the
     /// model's deallocation has begun, its registrar releases them itself, possibly on this thread
     /// and under its lock (a deinit that its release runs may have ended this registration):

@@ -235,7 +235,8 @@ struct EveryElementTests {
   func everyElement() {
     var people: [Person] = [Person(name: "A"), Person(name: "B"), Person(name: "C")]
     let watcher = Watcher()
-    let observations = watcher.autoObserve(people, keyPath: \.name, options: .new) { w, p, c in
+    let observations = watcher.autoObserve(each: people, keyPath: \.name, options: .new) {
+      w, p, c in
       w.record("\(p === people.first ? "first" : "other") \(c.newValue!)")
     }
     #expect(observations.count == 3)

@@ -37,6 +37,7 @@ private final class Notifier: @unchecked Sendable {
       observerRegistry: watcher.observationRegistry,
       object: object,
       objectRegistry: object.registry,
+      keyPath: "value",
       delivery: delivery,
       handler: { watcher, _, payload in handler(watcher, payload) },
       detachFromLiveObject: { [detachments] _ in detachments.increment() }
@@ -153,6 +154,7 @@ struct FoundationRegistrationTests {
       observerRegistry: watcher.observationRegistry,
       object: object,
       objectRegistry: object.registry,
+      keyPath: "value",
       delivery: .synchronous,
       handler: { watcher, _, payload in
         watcher.record(payload)
@@ -199,6 +201,7 @@ struct FoundationRegistrationTests {
       observerRegistry: watcher.observationRegistry,
       object: person,
       objectRegistry: person.observationRegistry,
+      keyPath: "value",
       delivery: .synchronous,
       handler: { watcher, _, payload in watcher.record(payload) },
       detachFromLiveObject: { _ in }
@@ -296,6 +299,7 @@ private actor NotifierTally: KeyValueObservable {
       observerRegistry: observationRegistry,
       object: object,
       objectRegistry: object.registry,
+      keyPath: "value",
       delivery: .resolve(isolation: self),
       handler: { tally, _, payload in
         tally.assumeIsolated { $0.received.append(payload) }
