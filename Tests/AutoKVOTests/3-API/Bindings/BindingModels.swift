@@ -61,7 +61,7 @@ final class Badge: KeyValueObservable, @unchecked Sendable {
   @Observed var storedLevel: Double = 0
   @Observed var storedBlob = Blob(0)
   @Observed var storedTags: [String] = []
-  private(set) var writes: [String] = []
+  var writes: [String] = []
   private let tracker: LifetimeTracker?
   /// Runs inside the setter of `text`, after the store, when set.
   var onTextWrite: (() -> Void)?

@@ -452,6 +452,7 @@ struct SeveralKeyPathsTests {
 /// An observer that runs `body` from its `deinit`.
 final class DeinitRegistrar: KeyValueObservable, @unchecked Sendable {  // single-threaded tests
   let observationRegistry = ObservationRegistry()
+  var label = ""
   private let body: (DeinitRegistrar) -> Void
 
   init(_ body: @escaping (DeinitRegistrar) -> Void) { self.body = body }
