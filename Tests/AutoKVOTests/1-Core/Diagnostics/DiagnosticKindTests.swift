@@ -25,7 +25,7 @@ final class DiagnosticKindTests: XCTestCase {
     let kinds: [ObservationDiagnostic.Kind] = [
       .unmatchedDidChange, .keyPathNeverNotifies, .unsupportedKeyPath, .indexesOutOfRange,
       .unstableRegistry, .sequenceIteratedAgain, .registrationWhileDeallocating, .sharedRegistry,
-      .unobservedIntermediate,
+      .unobservedIntermediate, .emptyKeyPaths, .bindingToItself,
     ]
     XCTAssertEqual(Set(kinds).count, kinds.count)
     XCTAssertEqual(
@@ -33,7 +33,7 @@ final class DiagnosticKindTests: XCTestCase {
       [
         "unmatchedDidChange", "keyPathNeverNotifies", "unsupportedKeyPath", "indexesOutOfRange",
         "unstableRegistry", "sequenceIteratedAgain", "registrationWhileDeallocating",
-        "sharedRegistry", "unobservedIntermediate",
+        "sharedRegistry", "unobservedIntermediate", "emptyKeyPaths", "bindingToItself",
       ])
     XCTAssertEqual(ObservationDiagnostic.Kind.sharedRegistry, .sharedRegistry)
     XCTAssertNotEqual(ObservationDiagnostic.Kind.sharedRegistry, .unstableRegistry)
