@@ -13,6 +13,7 @@
 /// back, through its own notification, other bindings or handlers, or the written setter's side
 /// effects: it is ignored. So a cycle of bindings ends after one lap. A write on another thread
 /// is not in progress here, and is not mistaken for an echo.
+@usableFromInline
 final class BindingWrites: @unchecked Sendable {  // `writer` and `otherWriters` are guarded by `lock`
   /// The thread of the write in progress, or 0. One is the common case: a binding is written from
   /// two threads at once only when its source is set from two threads at once.
@@ -24,30 +25,33 @@ final class BindingWrites: @unchecked Sendable {  // `writer` and `otherWriters`
   // own.
   private var lock: Lock { LifecycleLocks.lock(for: self) }
 
+  @usableFromInline
   init() {}
 
-  /// Runs `write` unless this binding is already writing on this thread; returns whether it ran.
-  /// No lock is held while `write` runs: it calls setters, which are user code.
-  @discardableResult
-  func writeUnlessEcho(_ write: () -> Void) -> Bool {
+  /// Marks a write of this binding as in progress on this thread, and returns the thread's
+  /// identity for ``endWrite(on:)``; `nil`, and marks nothing, when one already is: what the
+  /// binding hears then is its own write coming back. The caller writes between the two calls,
+  /// with no lock held: a write calls setters, which are user code.
+  @usableFromInline
+  func beginWrite() -> UInt? {
     let thread = Self.currentThread
-    let isEcho = lock.withLock { () -> Bool in
-      if writer == thread || otherWriters.contains(thread) { return true }
+    return lock.withLock { () -> UInt? in
+      if writer == thread || otherWriters.contains(thread) { return nil }
       if writer == 0 { writer = thread } else { otherWriters.append(thread) }
-      return false
+      return thread
     }
-    guard !isEcho else { return false }
-    defer {
-      lock.withLock {
-        if writer == thread {
-          writer = 0
-        } else if let index = otherWriters.firstIndex(of: thread) {
-          otherWriters.remove(at: index)
-        }
+  }
+
+  /// Ends the write ``beginWrite()`` began on `thread`.
+  @usableFromInline
+  func endWrite(on thread: UInt) {
+    lock.withLock {
+      if writer == thread {
+        writer = 0
+      } else if let index = otherWriters.firstIndex(of: thread) {
+        otherWriters.remove(at: index)
       }
     }
-    write()
-    return true
   }
 
   /// The calling thread's identity, valid while it runs, which is as long as a write it made can
@@ -63,10 +67,13 @@ final class BindingWrites: @unchecked Sendable {  // `writer` and `otherWriters`
 
 /// Whether two values are equal, when their type is `Equatable`: checked at run time, so that a
 /// binding made from generic code that knows nothing of `Equatable` skips equal writes too.
+@usableFromInline
 struct RuntimeEquality<Value> {
   /// `nil` when `Value` is not `Equatable`: every value is then written.
-  private let areEqual: ((Value, Value) -> Bool)?
+  @usableFromInline
+  let areEqual: ((Value, Value) -> Bool)?
 
+  @usableFromInline
   init() {
     if let equatable = Value.self as? any Equatable.Type {
       areEqual = Self.comparison(as: equatable)
@@ -76,6 +83,7 @@ struct RuntimeEquality<Value> {
   }
 
   /// Whether `lhs` and `rhs` are known to be equal: `false` when `Value` is not `Equatable`.
+  @inlinable
   func areKnownEqual(_ lhs: Value, _ rhs: Value) -> Bool {
     areEqual?(lhs, rhs) ?? false
   }

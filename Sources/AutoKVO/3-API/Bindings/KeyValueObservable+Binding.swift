@@ -35,6 +35,7 @@ extension KeyValueObservable {
   /// - Returns: A handle you may keep to end the binding early, or drop: dropping it does not end
   ///   the binding.
   @discardableResult
+  @inlinable
   public func autoBind<Object: KeyValueObservable, Value>(
     _ keyPath: ReferenceWritableKeyPath<Self, Value>,
     from object: Object,
@@ -70,6 +71,7 @@ extension KeyValueObservable {
   /// - Returns: A handle you may keep to end the binding early, or drop: dropping it does not end
   ///   the binding.
   @discardableResult
+  @inlinable
   public func autoBind<Object: KeyValueObservable, Source, Value>(
     _ keyPath: ReferenceWritableKeyPath<Self, Value>,
     from object: Object,
@@ -103,6 +105,7 @@ extension KeyValueObservable {
   /// - Returns: A handle you may keep to end the binding early, or drop: dropping it does not end
   ///   the binding.
   @discardableResult
+  @inlinable
   public func autoBind<Object: KeyValueObservable, Value>(
     _ keyPath: ReferenceWritableKeyPath<Self, Value?>,
     from object: Object,
@@ -117,7 +120,9 @@ extension KeyValueObservable {
   }
 
   /// Registers a one-way binding (``OneWayBinding``): what every form of `autoBind` with a
-  /// ``KeyValueObservable`` target does.
+  /// ``KeyValueObservable`` target does. Inlinable, so that the binding's handler is specialized
+  /// where `autoBind` is called.
+  @inlinable
   func registerBinding<Object: KeyValueObservable, Source, Value>(
     _ keyPath: ReferenceWritableKeyPath<Self, Value>,
     _ object: Object,
@@ -126,12 +131,15 @@ extension KeyValueObservable {
     site: RegistrationSite,
     transform: @escaping (Source) -> Value
   ) -> KeyValueObservation {
-    guard
-      !refusesBindingToItself(keyPath, of: object, objectKeyPath, call: "autoBind", site: site)
-    else { return .refused() }
-    return register(
+    if let refusal = refusalOfBindingToItself(
+      keyPath, of: object, objectKeyPath, call: "autoBind", site: site)
+    {
+      return refusal
+    }
+    return registerAdapted(
       object, objectKeyPath, OneWayBinding.options, delivery,
-      OneWayBinding.handler(writing: keyPath, from: objectKeyPath, transform: transform),
+      adaptedHandler: adaptHandler(
+        OneWayBinding.handler(writing: keyPath, from: objectKeyPath, transform: transform)),
       site: site)
   }
 }

@@ -1,4 +1,5 @@
 import Dispatch
+import Foundation
 
 extension KeyValueObservable {
   /// Observes several key paths of `object` with one handler, which is told which key path
@@ -161,10 +162,55 @@ extension KeyValueObservable {
     site: RegistrationSite
   ) -> KeyValueObservation {
     let typedKeyPath = unsafeDowncast(keyPath, to: KeyPath<Object, Value>.self)
-    let adapted = adaptHandler { (observer: Self, object: Object, change: KeyValueChange<Value>) in
-      changeHandler(observer, object, keyPath, AnyKeyValueChange(change))
-    }
     return registerAdapted(
-      object, typedKeyPath, options, delivery, adaptedHandler: adapted, site: site)
+      object, typedKeyPath, options, delivery,
+      adaptedHandler: { observer, object, input in
+        changeHandler(observer, object, keyPath, AnyKeyValueChange.erasing(input, as: Value.self))
+      }, site: site)
+  }
+}
+
+extension AnyKeyValueChange {
+  /// The change `input` describes, for a registration whose value type is `Value`. Runs where
+  /// `Value` is known only at run time: a set's values are boxed straight from the setter's,
+  /// without building the `KeyValueChange<Value>` whose type would be looked up on every call.
+  static func erasing<Value>(_ input: HandlerInput, as _: Value.Type) -> AnyKeyValueChange {
+    guard input.collection == nil, input.change == nil else {
+      return erasingBuiltChange(input, as: Value.self)
+    }
+    var change = AnyKeyValueChange(settingOldValue: nil, newValue: nil)
+    if let oldValue = input.oldValue {
+      change.oldValue = oldValue.assumingMemoryBound(to: Value.self).pointee
+    }
+    if let newValue = input.newValue {
+      change.newValue = newValue.assumingMemoryBound(to: Value.self).pointee
+    }
+    return change
+  }
+
+  /// A change the engine built, or a collection change: what a computed key path, a chain or a
+  /// collection mutation delivers. Out of line, so that a set's path does not look up the type of
+  /// the change.
+  @inline(never)
+  private static func erasingBuiltChange<Value>(
+    _ input: HandlerInput,
+    as _: Value.Type
+  ) -> AnyKeyValueChange {
+    if let collection = input.collection {
+      return AnyKeyValueChange(HandlerInput.collectionChange(collection, as: Value.self))
+    }
+    guard let change = input.change else {
+      preconditionFailure("a built change's input holds a change or a collection change")
+    }
+    return AnyKeyValueChange(change.assumingMemoryBound(to: KeyValueChange<Value>.self).pointee)
+  }
+
+  /// A `.setting` change with these values.
+  private init(settingOldValue oldValue: Any?, newValue: Any?) {
+    kind = .setting
+    self.oldValue = oldValue
+    self.newValue = newValue
+    indexes = nil
+    isPrior = false
   }
 }

@@ -23,16 +23,16 @@ final class TwoWayBinding<Value: Equatable>: Sendable {
     to destinationKeyPath: ReferenceWritableKeyPath<Destination, Value>,
     on destination: Destination
   ) {
-    writes.writeUnlessEcho {
-      let value = change.wholeValue(of: sourceKeyPath, on: source)
-      guard destination[keyPath: destinationKeyPath] != value else { return }
-      destination[keyPath: destinationKeyPath] = value
-      let kept = destination[keyPath: destinationKeyPath]
-      // Two NaNs are the same value kept, though not equal.
-      guard kept != value, kept == kept || value == value else { return }
-      guard !group.isEnded, source[keyPath: sourceKeyPath] != kept else { return }
-      source[keyPath: sourceKeyPath] = kept
-    }
+    guard let thread = writes.beginWrite() else { return }
+    defer { writes.endWrite(on: thread) }
+    let value = change.wholeValue(of: sourceKeyPath, on: source)
+    guard destination[keyPath: destinationKeyPath] != value else { return }
+    destination[keyPath: destinationKeyPath] = value
+    let kept = destination[keyPath: destinationKeyPath]
+    // Two NaNs are the same value kept, though not equal.
+    guard kept != value, kept == kept || value == value else { return }
+    guard !group.isEnded, source[keyPath: sourceKeyPath] != kept else { return }
+    source[keyPath: sourceKeyPath] = kept
   }
 }
 
@@ -92,9 +92,11 @@ extension KeyValueObservable {
     _ delivery: HandlerDelivery,
     site: RegistrationSite
   ) -> KeyValueObservation {
-    guard
-      !refusesBindingToItself(keyPath, of: object, objectKeyPath, call: "autoSync", site: site)
-    else { return .refused() }
+    if let refusal = refusalOfBindingToItself(
+      keyPath, of: object, objectKeyPath, call: "autoSync", site: site)
+    {
+      return refusal
+    }
     // Refused once for both directions.
     guard !ObjectReference.hasBegunDeallocating(self),
       !ObjectReference.hasBegunDeallocating(object)
