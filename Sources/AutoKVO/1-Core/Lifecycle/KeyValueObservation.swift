@@ -58,12 +58,6 @@ public final class KeyValueObservation: @unchecked Sendable {  // mutable state 
   private var observedRegistry: RegistryReference?
   private var observerRegistry: RegistryReference?
 
-  // The group this registration belongs to, when one handle ends it with others
-  // (`RegistrationGroup`): told after this registration ended. Written once under `lock`, by
-  // `join(_:)`, and read under it by `end(_:alone:)`. A group's own handle is attached to no
-  // registry: it has a group and no registries.
-  private var group: RegistrationGroup?
-
   init() {
     assert(
       withUnsafeMutablePointer(to: &lifecycleStorage) { $0 == lifecycleWord },
@@ -167,22 +161,12 @@ public final class KeyValueObservation: @unchecked Sendable {  // mutable state 
     }
   }
 
-  /// Makes this registration a member (or the handle) of `group`, which is told when it ends.
-  /// Returns `false`, and joins nothing, when it has already ended.
-  func join(_ group: RegistrationGroup) -> Bool {
-    lock.withLock {
-      guard lifecycle.isActive else { return false }
-      self.group = group
-      return true
-    }
-  }
-
   /// Ends the registration for `reason` if it is still active, detaching whichever sentinels
   /// the surviving registries still hold. Returns whether this call ended it.
   ///
-  /// A registration of a group (`RegistrationGroup`) tells the group once it has ended, outside
-  /// the lock: the group then ends its other registrations, unless `alone` (what
-  /// `stopObserving(_:keyPath:)` asks) and the group lets its members end one by one.
+  /// A registration of a group (`RegistrationGroup`) then tells its group, outside the lock: the
+  /// group ends its other registrations, unless `alone` (what `stopObserving(_:keyPath:)` asks)
+  /// and the group lets its members end one by one.
   @discardableResult
   func end(_ reason: RegistrationLifecycle.EndReason, alone: Bool = false) -> Bool {
     // The detached sentinels are returned out of the critical section so that they (and the
@@ -190,7 +174,7 @@ public final class KeyValueObservation: @unchecked Sendable {  // mutable state 
     // dropped: a captured object's deinit is user code and may re-enter AutoKVO. The observed one
     // is told it was detached first, there.
     var didEnd = false
-    var group: RegistrationGroup?
+    var hasNoSentinels = false
     let (observedSide, observerSide) = lock.withLock {
       () -> ((any ObservedSentinel)?, ObserverSentinel?) in
       // Written back only when it changes: a registration's word is stored once, when it ends.
@@ -199,14 +183,10 @@ public final class KeyValueObservation: @unchecked Sendable {  // mutable state 
       guard action != .none else { return (nil, nil) }
       didEnd = true
       self.lifecycle = lifecycle
-      // Moved out: the group is told, and released, after the lock.
-      group = self.group
-      self.group = nil
       guard let observedRegistry else {
-        // A group's handle has no sentinels: its members have.
-        guard group != nil else {
-          preconditionFailure("registration ended (\(reason)) before its sentinels were attached")
-        }
+        // A group's handle, whose members have the sentinels; otherwise a broken invariant,
+        // reported once the lock is released.
+        hasNoSentinels = true
         return (nil, nil)
       }
       let observerRegistry = observerRegistry
@@ -228,8 +208,12 @@ public final class KeyValueObservation: @unchecked Sendable {  // mutable state 
     }
     Self.tellDetached(observedSide)
     withExtendedLifetime(observerSide) {}
-    group?.memberDidEnd(self, alone: alone)
-    return didEnd
+    guard didEnd else { return false }
+    let isGrouped = RegistrationGroup.registrationDidEnd(self, alone: alone)
+    if hasNoSentinels, !isGrouped {
+      preconditionFailure("registration ended (\(reason)) before its sentinels were attached")
+    }
+    return true
   }
 
   /// Tells `sentinel`, the observed side `end(_:)` detached, and releases it.

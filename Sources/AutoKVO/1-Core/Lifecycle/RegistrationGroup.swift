@@ -1,12 +1,14 @@
+import _AutoKVOShims
+
 /// Registrations that one handle ends together: the engine registrations of one
 /// `autoObserve(_:keyPaths:)` call, one per key path, or the two directions of one `autoSync`.
 ///
 /// The group's handle is a ``KeyValueObservation`` attached to no registry; each member is an
-/// ordinary registration that knows its group. Whichever ends first for a reason that ends the
-/// whole group (the handle's or a member's `cancel()`, either side's deallocation) ends all the
-/// others, exactly once, before its own `end` returns: nothing of the group is delivered after
-/// that returns on the same thread. A member ended alone (`stopObserving(_:keyPath:)`, when
-/// ``membersEndAlone``) leaves the others going; the handle ends with the last of them.
+/// ordinary registration. Whichever ends first for a reason that ends the whole group (the
+/// handle's or a member's `cancel()`, either side's deallocation) ends all the others, exactly
+/// once, before its own `end` returns: nothing of the group is delivered after that returns on the
+/// same thread. A member ended alone (`stopObserving(_:keyPath:)`, when ``membersEndAlone``)
+/// leaves the others going; the handle ends with the last of them.
 ///
 /// Every transition runs under the group's lock and returns what to end; the registrations are
 /// ended after it is released, each under its own lifecycle lock, so no two lifecycle locks are
@@ -18,8 +20,7 @@ final class RegistrationGroup: @unchecked Sendable {  // `state` is guarded by `
     /// Set once every member has been added: before that, a group whose members all ended alone
     /// is still being built, and does not end.
     var isComplete = false
-    /// The handle, held until the group ends. It holds the group too: the cycle is the
-    /// registration itself, and ending it breaks the cycle.
+    /// The handle, held until the group ends.
     var handle: KeyValueObservation?
     /// The members still active, in the order they were added.
     var members: [KeyValueObservation] = []
@@ -51,8 +52,8 @@ final class RegistrationGroup: @unchecked Sendable {  // `state` is guarded by `
   /// Makes the group's handle: the ``KeyValueObservation`` its call returns.
   func makeHandle() -> KeyValueObservation {
     let handle = KeyValueObservation()
-    _ = handle.join(self)
     lock.withLock { state.handle = handle }
+    Self.memberships.enter(handle, of: self)
     return handle
   }
 
@@ -63,20 +64,22 @@ final class RegistrationGroup: @unchecked Sendable {  // `state` is guarded by `
   }
 
   /// Adds `member`, a registration that has just been made. A member that has already ended (its
-  /// `.initial` call cancelled it, or another thread did) is counted as ended for the same reason;
+  /// `.initial` call cancelled it, it was refused, or another thread ended it) ends the group;
   /// one added to a group that has already ended is ended.
   func add(_ member: KeyValueObservation) {
-    guard member.join(self) else {
-      // Ended before it could join: by its own refusal, or by a cancellation that could only
-      // have come through a handle `activeObservations` listed, which ends the group.
-      memberDidEnd(member, alone: false)
+    Self.memberships.enter(member, of: self)
+    // Under the member's lifecycle lock: an `end` that takes it later reads the membership just
+    // entered; one that took it before has stored its ending, which this reads.
+    guard member.withLock({ member.isActive }) else {
+      // Whichever of this and the member's own `end` removes the membership tells the group.
+      if Self.memberships.remove(member) != nil {
+        memberDidEnd(member, alone: false)
+      }
       return
     }
     let endsMember = lock.withLock {
       guard !state.isEnded else { return true }
-      // An `end` that runs between `join` and here has stored its ending before telling the
-      // group, and will tell it after this unlocks: the member is then not kept.
-      if member.isActive { state.members.append(member) }
+      state.members.append(member)
       return false
     }
     if endsMember {
@@ -96,10 +99,9 @@ final class RegistrationGroup: @unchecked Sendable {  // `state` is guarded by `
     }
   }
 
-  /// Called by ``KeyValueObservation/end(_:alone:)`` after `registration`, the handle or a
-  /// member, ended, outside its lock. `alone` is true for a member `stopObserving(_:keyPath:)`
-  /// ended.
-  func memberDidEnd(_ registration: KeyValueObservation, alone: Bool) {
+  /// Called once `registration`, the handle or a member, has ended. `alone` is true for a member
+  /// `stopObserving(_:keyPath:)` ended.
+  private func memberDidEnd(_ registration: KeyValueObservation, alone: Bool) {
     let ending = lock.withLock { () -> [KeyValueObservation] in
       guard !state.isEnded else { return [] }
       if alone, membersEndAlone, registration !== state.handle {
@@ -110,6 +112,58 @@ final class RegistrationGroup: @unchecked Sendable {  // `state` is guarded by `
     }
     for other in ending where other !== registration {
       other.end(.cancelled)
+    }
+  }
+
+  /// Called by ``KeyValueObservation/end(_:alone:)`` after every registration's end, outside its
+  /// lock: tells the registration's group, if it has one. Returns whether it had one.
+  static func registrationDidEnd(_ registration: KeyValueObservation, alone: Bool) -> Bool {
+    guard memberships.mayHoldAny, let group = memberships.remove(registration) else {
+      return false
+    }
+    group.memberDidEnd(registration, alone: alone)
+    return true
+  }
+
+  /// The group of every registration that belongs to one, apart from the registrations: most
+  /// have none, and a field in each would cost every registration its memory.
+  private static let memberships = Memberships()
+
+  /// Each entry holds its registration, so that the registration's identity, the key, cannot be
+  /// reused while the entry exists; the entry is removed when the registration ends.
+  private final class Memberships: @unchecked Sendable {  // `entries` is guarded by `lock`
+    private let lock = Lock()
+    private var entries: [ObjectIdentifier: (KeyValueObservation, RegistrationGroup)] = [:]
+    /// The number of entries: written under `lock`, read without it by every registration's end,
+    /// which takes the lock only when it is not zero.
+    private let count = UnsafeMutablePointer<autokvo_word_t>.allocate(capacity: 1)
+
+    init() {
+      count.initialize(to: 0)
+    }
+
+    /// Whether any registration may have a group. A registration whose membership was entered
+    /// before its lifecycle lock was last taken reads a count that includes it.
+    var mayHoldAny: Bool {
+      autokvo_lifecycle_load_unlocked(count) != 0
+    }
+
+    func enter(_ registration: KeyValueObservation, of group: RegistrationGroup) {
+      lock.withLock {
+        entries[ObjectIdentifier(registration)] = (registration, group)
+        autokvo_lifecycle_store_locked(count, entries.count)
+      }
+    }
+
+    /// Removes the membership of `registration`, and returns its group; `nil` when it has none.
+    func remove(_ registration: KeyValueObservation) -> RegistrationGroup? {
+      // Released after the lock: the entry may hold the last references.
+      let removed = lock.withLock { () -> (KeyValueObservation, RegistrationGroup)? in
+        let removed = entries.removeValue(forKey: ObjectIdentifier(registration))
+        autokvo_lifecycle_store_locked(count, entries.count)
+        return removed
+      }
+      return removed?.1
     }
   }
 }

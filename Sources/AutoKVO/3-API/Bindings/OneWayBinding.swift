@@ -40,7 +40,7 @@ extension KeyValueChange {
   }
 }
 
-extension KeyValueObservable {
+extension KeyValueObserver {
   /// Refuses a binding of `keyPath` of this object to the same key path of the same object, with
   /// a ``ObservationDiagnostic/Kind/bindingToItself`` diagnostic: returns the refused handle, or
   /// `nil` for a binding between two properties.
