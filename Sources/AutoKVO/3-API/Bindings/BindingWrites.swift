@@ -13,8 +13,9 @@
 /// back, through its own notification, other bindings or handlers, or the written setter's side
 /// effects: it is ignored. So a cycle of bindings ends after one lap. A write on another thread
 /// is not in progress here, and is not mistaken for an echo.
+// @unchecked Sendable: `writer` and `otherWriters` are guarded by `lock`.
 @usableFromInline
-final class BindingWrites: @unchecked Sendable {  // `writer` and `otherWriters` are guarded by `lock`
+final class BindingWrites: @unchecked Sendable {
   /// The thread of the write in progress, or 0. One is the common case: a binding is written from
   /// two threads at once only when its source is set from two threads at once.
   private var writer: UInt = 0

@@ -89,7 +89,8 @@ extension KeyValueObservable {
     deliveryQueue: DispatchQueue,
     file: StaticString = #fileID,
     line: UInt = #line,
-    changeHandler: @escaping @Sendable (Self, Object, PartialKeyPath<Object>, AnyKeyValueChange) ->
+    changeHandler:
+      @escaping @Sendable (Self, Object, PartialKeyPath<Object>, AnyKeyValueChange) ->
       Void
   ) -> KeyValueObservation {
     registerKeyPaths(

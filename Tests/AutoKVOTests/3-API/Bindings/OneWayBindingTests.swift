@@ -46,7 +46,9 @@ struct OneWayBindingTests {
     #expect(other.writes == ["optionalText=B"])
   }
 
-  @Test("B2: stored, computed, chained (nil on the way writes nil) and manual changes write the whole value")
+  @Test(
+    "B2: stored, computed, chained (nil on the way writes nil) and manual changes write the whole value"
+  )
   func everyLaterChange() {
     let profile = Profile(name: "Ann")
     let greeting = Badge()
@@ -121,7 +123,10 @@ struct OneWayBindingTests {
 
   @Test("B3: the Equatable check is made at run time, for generic callers too")
   func equatableAtRunTime() {
-    func bind<Value>(_ badge: Badge, _ keyPath: ReferenceWritableKeyPath<Badge, Value>, _ profile: Profile, _ source: KeyPath<Profile, Value>) {
+    func bind<Value>(
+      _ badge: Badge, _ keyPath: ReferenceWritableKeyPath<Badge, Value>, _ profile: Profile,
+      _ source: KeyPath<Profile, Value>
+    ) {
       badge.autoBind(keyPath, from: profile, keyPath: source)
     }
     let profile = Profile(name: "Ann")
@@ -141,7 +146,8 @@ struct OneWayBindingTests {
     #expect(badge.writes == ["level=nan", "level=nan"])
   }
 
-  @Test("B4: a → b and b → a with values that are not Equatable: one set of a writes b once and a once")
+  @Test(
+    "B4: a → b and b → a with values that are not Equatable: one set of a writes b once and a once")
   func loopNotEquatable() {
     let a = Badge()
     let b = Badge()
@@ -189,7 +195,9 @@ struct OneWayBindingTests {
     badge.autoBind(\.text, from: profile, keyPath: \.name)
   }
 
-  @Test("B5: cancel(), stopObserving(object), stopObserving(object, keyPath:) and stopObservingAll() end it; nothing is written after")
+  @Test(
+    "B5: cancel(), stopObserving(object), stopObserving(object, keyPath:) and stopObservingAll() end it; nothing is written after"
+  )
   func endingEvents() {
     let ends: [(Badge, Profile, KeyValueObservation) -> Void] = [
       { _, _, handle in handle.cancel() },
@@ -296,7 +304,9 @@ struct OneWayBindingTests {
     #expect(label.texts == ["Ann", "Bo"])
   }
 
-  @Test("B7: a binding of a property to itself is refused with .bindingToItself; two properties of one object may be bound")
+  @Test(
+    "B7: a binding of a property to itself is refused with .bindingToItself; two properties of one object may be bound"
+  )
   func bindingToItself() {
     let recorder = DiagnosticsRecorder()
     defer { recorder.restore() }

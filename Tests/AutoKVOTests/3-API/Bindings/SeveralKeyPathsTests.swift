@@ -79,7 +79,9 @@ struct SeveralKeyPathsTests {
     #expect(indexes == [IndexSet(integer: 1)])
   }
 
-  @Test("K2/K3: .prior calls carry isPrior and the old value, and every prior comes before every after call")
+  @Test(
+    "K2/K3: .prior calls carry isPrior and the old value, and every prior comes before every after call"
+  )
   func priorsBeforeAfters() {
     let profile = Profile()
     let watcher = Watcher()
@@ -91,14 +93,19 @@ struct SeveralKeyPathsTests {
     #expect(log.count == 4)
     #expect(Array(log.prefix(2)).allSatisfy { $0.contains("prior") })
     #expect(
-      Set(log.prefix(2)) == ["greeting prior setting Hello, Ann->nil", "name prior setting Ann->nil"])
+      Set(log.prefix(2)) == [
+        "greeting prior setting Hello, Ann->nil", "name prior setting Ann->nil",
+      ])
     #expect(
       Array(log.suffix(2)) == ["greeting setting Hello, Ann->Hello, Bo", "name setting Ann->Bo"])
   }
 
-  @Test("K3: one change of several listed key paths calls once per key path, in the order of keyPaths")
+  @Test(
+    "K3: one change of several listed key paths calls once per key path, in the order of keyPaths")
   func orderOfKeyPaths() {
-    for order in [[\Profile.name, \Profile.greeting], [\Profile.greeting, \Profile.name]] as [[PartialKeyPath<Profile>]] {
+    for order in [[\Profile.name, \Profile.greeting], [\Profile.greeting, \Profile.name]]
+      as [[PartialKeyPath<Profile>]]
+    {
       let profile = Profile()
       let watcher = Watcher()
       var log: [String] = []
@@ -106,12 +113,16 @@ struct SeveralKeyPathsTests {
         _, _, keyPath, change in log.append(entry(keyPath, change))
       }
       profile.name = "Bo"
-      let expected = order.map { $0 == \Profile.name ? "name setting nil->Bo" : "greeting setting nil->Hello, Bo" }
+      let expected = order.map {
+        $0 == \Profile.name ? "name setting nil->Bo" : "greeting setting nil->Hello, Bo"
+      }
       #expect(log == expected + ["doubled setting nil->BoHello, Bo"])
     }
   }
 
-  @Test("K4: .initial calls once per key path, in order, with the current value and no old value, before returning")
+  @Test(
+    "K4: .initial calls once per key path, in order, with the current value and no old value, before returning"
+  )
   func initialCalls() {
     let profile = Profile()
     let watcher = Watcher()
@@ -127,7 +138,9 @@ struct SeveralKeyPathsTests {
     let profile = Profile()
     let watcher = Watcher()
     var log: [String] = []
-    watcher.autoObserve(profile, keyPaths: [\.name, \.greeting, \.name], options: [.initial, .new]) {
+    watcher.autoObserve(
+      profile, keyPaths: [\.name, \.greeting, \.name], options: [.initial, .new]
+    ) {
       _, _, keyPath, change in log.append(entry(keyPath, change))
     }
     #expect(log == ["name setting nil->Ann", "greeting setting nil->Hello, Ann"])
@@ -146,7 +159,8 @@ struct SeveralKeyPathsTests {
     watcher.autoObserve(profile, keyPaths: [\.name, \.age]) { _, _, _, _ in calls.value += 1 }
   }
 
-  @Test("K6: counts and activeObservations include it while active, and come back once it has ended")
+  @Test(
+    "K6: counts and activeObservations include it while active, and come back once it has ended")
   func countsWhileActive() {
     let profile = Profile()
     let watcher = Watcher()
@@ -185,7 +199,9 @@ struct SeveralKeyPathsTests {
 
   @Test("K6: stopObserving(object) and stopObservingAll() end every key path")
   func stopObservingObject() {
-    for stop in [{ (w: Watcher, p: Profile) in w.stopObserving(p) }, { w, _ in w.stopObservingAll() }] {
+    for stop in [
+      { (w: Watcher, p: Profile) in w.stopObserving(p) }, { w, _ in w.stopObservingAll() },
+    ] {
       let profile = Profile()
       let watcher = Watcher()
       let calls = Cell(0)
@@ -198,7 +214,8 @@ struct SeveralKeyPathsTests {
     }
   }
 
-  @Test("K6: stopObserving(object, keyPath:) ends that key path only; the handle ends with the last")
+  @Test(
+    "K6: stopObserving(object, keyPath:) ends that key path only; the handle ends with the last")
   func stopOneKeyPath() {
     let profile = Profile()
     let watcher = Watcher()
@@ -280,7 +297,8 @@ struct SeveralKeyPathsTests {
     let profile = Profile()
     let watcher = Watcher()
     var log: [String] = []
-    watcher.autoObserve(profile, keyPaths: [\.name, \.greeting]) { watcher, profile, keyPath, change in
+    watcher.autoObserve(profile, keyPaths: [\.name, \.greeting]) {
+      watcher, profile, keyPath, change in
       log.append(entry(keyPath, change))
       watcher.stopObserving(profile)
     }
@@ -289,12 +307,16 @@ struct SeveralKeyPathsTests {
     #expect(profile.observationRegistry.observerCount == 0)
   }
 
-  @Test("K7: cancelling inside an .initial call skips the other key paths' .initial calls and registers nothing")
+  @Test(
+    "K7: cancelling inside an .initial call skips the other key paths' .initial calls and registers nothing"
+  )
   func cancelInsideInitial() {
     let profile = Profile()
     let watcher = Watcher()
     var log: [String] = []
-    let handle = watcher.autoObserve(profile, keyPaths: [\.name, \.age, \.greeting], options: [.initial, .new]) {
+    let handle = watcher.autoObserve(
+      profile, keyPaths: [\.name, \.age, \.greeting], options: [.initial, .new]
+    ) {
       watcher, _, keyPath, change in
       log.append(entry(keyPath, change))
       if keyPath == \Profile.age { watcher.activeObservations.last?.cancel() }
@@ -353,7 +375,8 @@ struct SeveralKeyPathsTests {
     let profile = Profile()
     let watcher = Watcher()
     let log = LockedCell<[String]>([])
-    watcher.autoObserve(profile, keyPaths: [\.name, \.age], options: .new) { _, _, keyPath, change in
+    watcher.autoObserve(profile, keyPaths: [\.name, \.age], options: .new) {
+      _, _, keyPath, change in
       MainActor.preconditionIsolated()
       log.mutate { $0.append(entry(keyPath, change)) }
     }
@@ -367,7 +390,9 @@ struct SeveralKeyPathsTests {
     #expect(log.value == ["name setting nil->Bo", "age setting nil->2", "name setting nil->Cy"])
   }
 
-  @Test("K9: with deliveryQueue:, the handler runs on the queue, in the order of the changes, whichever key path changed")
+  @Test(
+    "K9: with deliveryQueue:, the handler runs on the queue, in the order of the changes, whichever key path changed"
+  )
   func onTheDeliveryQueue() {
     let profile = Profile()
     let watcher = Watcher()
@@ -414,7 +439,8 @@ struct SeveralKeyPathsTests {
     let profile = Profile()
     let watcher = Watcher()
     var log: [String] = []
-    let handle = watcher.autoObserve(profile, keyPaths: [\.plain, \.name]) { _, _, keyPath, change in
+    let handle = watcher.autoObserve(profile, keyPaths: [\.plain, \.name]) {
+      _, _, keyPath, change in
       log.append(entry(keyPath, change))
     }
     #expect(recorder.kinds == [.keyPathNeverNotifies])
@@ -424,7 +450,8 @@ struct SeveralKeyPathsTests {
     #expect(log == ["name setting Ann->Bo"])
   }
 
-  @Test("K10: registered from either side's deinit, it is refused with .registrationWhileDeallocating")
+  @Test(
+    "K10: registered from either side's deinit, it is refused with .registrationWhileDeallocating")
   func fromDeinit() {
     let recorder = DiagnosticsRecorder()
     defer { recorder.restore() }
@@ -432,13 +459,15 @@ struct SeveralKeyPathsTests {
     let handles = Cell<[KeyValueObservation]>([])
     do {
       _ = DeinitRegistrar { registrar in
-        handles.value.append(registrar.autoObserve(profile, keyPaths: [\.name, \.age]) { _, _, _, _ in })
+        handles.value.append(
+          registrar.autoObserve(profile, keyPaths: [\.name, \.age]) { _, _, _, _ in })
       }
     }
     do {
       let watcher = Watcher()
       _ = DeinitObserved { observed in
-        handles.value.append(watcher.autoObserve(observed, keyPaths: [\.value, \.other]) { _, _, _, _ in })
+        handles.value.append(
+          watcher.autoObserve(observed, keyPaths: [\.value, \.other]) { _, _, _, _ in })
       }
       #expect(watcher.observationRegistry.observingCount == 0)
     }

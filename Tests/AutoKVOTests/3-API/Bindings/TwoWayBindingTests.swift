@@ -6,7 +6,8 @@ import Testing
 
 @Suite("Two-way bindings: autoSync(_:with:keyPath:) (T1–T8)")
 struct TwoWayBindingTests {
-  @Test("T1: the target takes the object's value before autoSync returns; the object is not written")
+  @Test(
+    "T1: the target takes the object's value before autoSync returns; the object is not written")
   func initialDirection() {
     let field = Badge()
     let model = Badge()
@@ -83,7 +84,9 @@ struct TwoWayBindingTests {
     #expect(field.writes == ["level=15.0", "level=10.0"])
   }
 
-  @Test("T4: two sides that can never agree are left as their setters left them, with no loop and no diagnostic")
+  @Test(
+    "T4: two sides that can never agree are left as their setters left them, with no loop and no diagnostic"
+  )
   func neverAgree() {
     let recorder = DiagnosticsRecorder()
     defer { recorder.restore() }
@@ -102,7 +105,9 @@ struct TwoWayBindingTests {
     field.autoSync(\.text, with: model, keyPath: \.text)
   }
 
-  @Test("T5/T6: every ending event ends both directions together, exactly once, and the counts come back")
+  @Test(
+    "T5/T6: every ending event ends both directions together, exactly once, and the counts come back"
+  )
   func endingEvents() {
     let ends: [(Badge, Badge, KeyValueObservation) -> Void] = [
       { _, _, handle in handle.cancel() },
@@ -204,7 +209,9 @@ struct TwoWayBindingTests {
     #expect(seen.value == ["b", "c"])
   }
 
-  @Test("T7: echo suppression is per thread: a set made on another thread while the binding writes is written")
+  @Test(
+    "T7: echo suppression is per thread: a set made on another thread while the binding writes is written"
+  )
   func perThreadEchoSuppression() {
     let field = Badge()
     let model = Badge()
@@ -226,7 +233,9 @@ struct TwoWayBindingTests {
     #expect(field.text == "y")
   }
 
-  @Test("T7: from the main actor, the object's change on another thread is written on the main actor; the target's, during the set")
+  @Test(
+    "T7: from the main actor, the object's change on another thread is written on the main actor; the target's, during the set"
+  )
   @MainActor
   func mainActor() async {
     let model = Profile(name: "Ann")
@@ -254,7 +263,8 @@ struct TwoWayBindingTests {
     #expect(badge.observationRegistry.observerCount == 0)
   }
 
-  @Test("T8: a target property that can never notify is reported; the object → target direction works")
+  @Test(
+    "T8: a target property that can never notify is reported; the object → target direction works")
   func targetNeverNotifies() {
     let recorder = DiagnosticsRecorder()
     defer { recorder.restore() }
@@ -271,7 +281,8 @@ struct TwoWayBindingTests {
     #expect(profile.name == "Bo")
   }
 
-  @Test("T8: made in either side's deinit, the binding is refused with .registrationWhileDeallocating")
+  @Test(
+    "T8: made in either side's deinit, the binding is refused with .registrationWhileDeallocating")
   func fromDeinit() {
     let recorder = DiagnosticsRecorder()
     defer { recorder.restore() }
