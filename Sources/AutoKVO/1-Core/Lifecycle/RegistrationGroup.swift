@@ -116,11 +116,21 @@ final class RegistrationGroup: @unchecked Sendable {  // `state` is guarded by `
   }
 
   /// Called by ``KeyValueObservation/end(_:alone:)`` after every registration's end, outside its
-  /// lock: tells the registration's group, if it has one. Returns whether it had one.
+  /// lock: tells the registration's group, if it has one. Returns whether it had one. Inlined:
+  /// when no registration has a group, it is one load.
+  @inline(__always)
   static func registrationDidEnd(_ registration: KeyValueObservation, alone: Bool) -> Bool {
-    guard memberships.mayHoldAny, let group = memberships.remove(registration) else {
+    guard autokvo_lifecycle_load_unlocked(&registrationGroupMembershipCount) != 0 else {
       return false
     }
+    return groupedRegistrationDidEnd(registration, alone: alone)
+  }
+
+  private static func groupedRegistrationDidEnd(
+    _ registration: KeyValueObservation,
+    alone: Bool
+  ) -> Bool {
+    guard let group = memberships.remove(registration) else { return false }
     group.memberDidEnd(registration, alone: alone)
     return true
   }
@@ -134,24 +144,11 @@ final class RegistrationGroup: @unchecked Sendable {  // `state` is guarded by `
   private final class Memberships: @unchecked Sendable {  // `entries` is guarded by `lock`
     private let lock = Lock()
     private var entries: [ObjectIdentifier: (KeyValueObservation, RegistrationGroup)] = [:]
-    /// The number of entries: written under `lock`, read without it by every registration's end,
-    /// which takes the lock only when it is not zero.
-    private let count = UnsafeMutablePointer<autokvo_word_t>.allocate(capacity: 1)
-
-    init() {
-      count.initialize(to: 0)
-    }
-
-    /// Whether any registration may have a group. A registration whose membership was entered
-    /// before its lifecycle lock was last taken reads a count that includes it.
-    var mayHoldAny: Bool {
-      autokvo_lifecycle_load_unlocked(count) != 0
-    }
 
     func enter(_ registration: KeyValueObservation, of group: RegistrationGroup) {
       lock.withLock {
         entries[ObjectIdentifier(registration)] = (registration, group)
-        autokvo_lifecycle_store_locked(count, entries.count)
+        autokvo_lifecycle_store_locked(&registrationGroupMembershipCount, entries.count)
       }
     }
 
@@ -160,10 +157,19 @@ final class RegistrationGroup: @unchecked Sendable {  // `state` is guarded by `
       // Released after the lock: the entry may hold the last references.
       let removed = lock.withLock { () -> (KeyValueObservation, RegistrationGroup)? in
         let removed = entries.removeValue(forKey: ObjectIdentifier(registration))
-        autokvo_lifecycle_store_locked(count, entries.count)
+        autokvo_lifecycle_store_locked(&registrationGroupMembershipCount, entries.count)
         return removed
       }
       return removed?.1
     }
   }
 }
+
+/// The number of registrations that have a group (`RegistrationGroup`): written under the lock of
+/// the groups' memberships, read without it by every registration's end, which looks for its
+/// group only when it is not zero. A registration whose membership was entered before its
+/// lifecycle lock was last taken reads a count that includes it. A global with a constant initial
+/// value, so that reading it costs no lazy initialization; its accesses are atomic operations on
+/// its address, which the exclusivity checks need not see.
+@exclusivity(unchecked)
+nonisolated(unsafe) var registrationGroupMembershipCount: autokvo_word_t = 0
