@@ -512,3 +512,50 @@ final class LockedCell<Value>: @unchecked Sendable {  // `stored` is guarded by 
 
   func mutate(_ body: (inout Value) -> Void) { lock.withLock { body(&stored) } }
 }
+
+@Suite("Several key paths and bindings: teardown on two threads at once")
+struct GroupedTeardownRaceTests {
+  @Test(
+    "K6/T5: the observer and the object released at once on two threads: everything ends, nothing leaks"
+  )
+  func bothSidesAtOnce() {
+    let tracker = LifetimeTracker()
+    for round in 0..<200 {
+      let watcher = Handoff(Watcher(tracker: tracker))
+      let profile = Handoff(Profile(tracker: tracker))
+      let handle = watcher.object!.autoObserve(profile.object!, keyPaths: [\.name, \.age]) {
+        _, _, _, _ in
+      }
+      let badge = Handoff(Badge(tracker: tracker))
+      let sync = badge.object!.autoSync(\.text, with: profile.object!, keyPath: \.name)
+      runSimultaneously([
+        { watcher.release() },
+        { profile.release() },
+        { round.isMultiple(of: 2) ? badge.release() : sync.cancel() },
+      ])
+      badge.release()
+      #expect(handle.isCancelled)
+      #expect(sync.isCancelled)
+    }
+    #expect(tracker.liveCount == 0)
+  }
+
+  @Test(
+    "K6: cancel() on two member handles and the returned one at once, on three threads: ends once")
+  func cancelsAtOnce() {
+    for _ in 0..<200 {
+      let watcher = Watcher()
+      let profile = Profile()
+      let handle = watcher.autoObserve(profile, keyPaths: [\.name, \.age]) { _, _, _, _ in }
+      let members = watcher.activeObservations
+      runSimultaneously([
+        { handle.cancel() },
+        { members[0].cancel() },
+        { members[1].cancel() },
+      ])
+      #expect(handle.isCancelled)
+      #expect(watcher.observationRegistry.observingCount == 0)
+      #expect(profile.observationRegistry.observerCount == 0)
+    }
+  }
+}
