@@ -126,7 +126,10 @@ extension KeyValueObservable {
     let handle = group.makeHandle()
     var registered: [PartialKeyPath<Object>] = []
     registered.reserveCapacity(keyPaths.count)
-    for keyPath in keyPaths where !registered.contains(keyPath) {
+    // Compared as `AnyKeyPath`s, the same instance first: through `Sequence.contains`, each
+    // comparison would be a generic call.
+    for keyPath in keyPaths
+    where !registered.contains(where: { $0 === keyPath || $0 as AnyKeyPath == keyPath }) {
       registered.append(keyPath)
       // Ended inside an earlier key path's `.initial` call: the others are not registered.
       guard !group.isEnded else { break }
