@@ -191,6 +191,7 @@ struct OneWayBindingTests {
   }
 
   /// Binds `badge.text` to `profile.name` and returns the handle.
+  @discardableResult
   private func bind(_ badge: Badge, _ profile: Profile) -> KeyValueObservation {
     badge.autoBind(\.text, from: profile, keyPath: \.name)
   }

@@ -101,6 +101,7 @@ struct TwoWayBindingTests {
   }
 
   /// Syncs `field.text` with `model.text` and returns the handle.
+  @discardableResult
   private func sync(_ field: Badge, _ model: Badge) -> KeyValueObservation {
     field.autoSync(\.text, with: model, keyPath: \.text)
   }
