@@ -209,12 +209,11 @@ extension AnyKeyValueChange {
     return AnyKeyValueChange(change.assumingMemoryBound(to: KeyValueChange<Value>.self).pointee)
   }
 
-  /// A `.setting` change with these values.
+  /// A `.setting` change with these values. Made from a change of a concrete type, whose type is
+  /// known without a look-up.
   private init(settingOldValue oldValue: Any?, newValue: Any?) {
-    kind = .setting
+    self.init(KeyValueChange<Int>(kind: .setting))
     self.oldValue = oldValue
     self.newValue = newValue
-    indexes = nil
-    isPrior = false
   }
 }
