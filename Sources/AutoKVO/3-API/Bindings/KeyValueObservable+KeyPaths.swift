@@ -208,12 +208,4 @@ extension AnyKeyValueChange {
     }
     return AnyKeyValueChange(change.assumingMemoryBound(to: KeyValueChange<Value>.self).pointee)
   }
-
-  /// A `.setting` change with these values. Made from a change of a concrete type, whose type is
-  /// known without a look-up.
-  private init(settingOldValue oldValue: Any?, newValue: Any?) {
-    self.init(KeyValueChange<Int>(kind: .setting))
-    self.oldValue = oldValue
-    self.newValue = newValue
-  }
 }
