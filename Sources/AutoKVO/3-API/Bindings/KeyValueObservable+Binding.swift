@@ -3,7 +3,7 @@ extension KeyValueObservable {
   /// `object` is deallocated, whichever goes first, with no teardown code.
   ///
   /// This object, the target, owns the binding: it is its registration on `object`, as with
-  /// ``autoObserve(_:keyPath:options:isolation:file:line:changeHandler:)``, Cocoa Bindings'
+  /// `autoObserve(_:keyPath:options:isolation:file:line:changeHandler:)`, Cocoa Bindings'
   /// `bind(_:to:withKeyPath:options:)` the other way round from Combine's `assign(to:on:)`, and it
   /// retains neither side.
   ///
@@ -12,7 +12,7 @@ extension KeyValueObservable {
   /// ```
   ///
   /// The target takes `object`'s current value before this method returns, and the whole value
-  /// after every change ``autoObserve(_:keyPath:options:isolation:file:line:changeHandler:)``
+  /// after every change `autoObserve(_:keyPath:options:isolation:file:line:changeHandler:)`
   /// would report (a collection as it now is, after a mutation). The target's property need not
   /// be observable. When the value's type is `Equatable` (checked at run time), a value equal to
   /// the target's is not written. The binding never writes while its own write is in progress on
@@ -56,7 +56,7 @@ extension KeyValueObservable {
   /// ageLabel.autoBind(\.text, from: person, keyPath: \.age) { "\($0) years" }
   /// ```
   ///
-  /// Everything ``autoBind(_:from:keyPath:isolation:file:line:)`` promises holds, for the
+  /// Everything `autoBind(_:from:keyPath:isolation:file:line:)` promises holds, for the
   /// transformed value; the transform runs where the writes happen, and is released when the
   /// binding ends.
   ///
@@ -93,7 +93,7 @@ extension KeyValueObservable {
   /// nameLabel.autoBind(\.text, from: person, keyPath: \.name)  // text: String?, name: String
   /// ```
   ///
-  /// Everything ``autoBind(_:from:keyPath:isolation:file:line:)`` promises holds.
+  /// Everything `autoBind(_:from:keyPath:isolation:file:line:)` promises holds.
   ///
   /// - Parameters:
   ///   - keyPath: The optional property of this object to write.

@@ -21,7 +21,7 @@ extension KeyValueObservable {
   /// ```
   ///
   /// Each key path is observed exactly as
-  /// ``autoObserve(_:keyPath:options:isolation:file:line:changeHandler:)`` observes it (stored,
+  /// `autoObserve(_:keyPath:options:isolation:file:line:changeHandler:)` observes it (stored,
   /// computed, chains, collections, manual notification), and the handler runs where that
   /// method's would. When one change concerns several of the key paths, the handler is called
   /// once for each, in the order of `keyPaths`; a key path listed twice is observed once, at its
@@ -68,7 +68,7 @@ extension KeyValueObservable {
   ///
   /// Everything ``autoObserve(_:keyPaths:options:isolation:file:line:changeHandler:)`` promises
   /// holds; the handler runs on `deliveryQueue`, as
-  /// ``autoObserve(_:keyPath:options:deliveryQueue:file:line:changeHandler:)``'s does.
+  /// `autoObserve(_:keyPath:options:deliveryQueue:file:line:changeHandler:)`'s does.
   ///
   /// - Parameters:
   ///   - object: The object to observe. It is not retained.

@@ -15,7 +15,7 @@
     /// nameLabel.autoBind(\.text, from: person, keyPath: \.name)  // person.name → nameLabel.text
     /// ```
     ///
-    /// Behaves as ``KeyValueObservable/autoBind(_:from:keyPath:isolation:file:line:)``, actors
+    /// Behaves as `autoBind(_:from:keyPath:isolation:file:line:)`, actors
     /// included; the target's side of the registration lives in an associated object. A
     /// control's own edits do not notify key-value observing: bind a control one way, from a
     /// model.
@@ -76,7 +76,7 @@
     /// Keeps an optional `keyPath` of this object (a label's `text`) equal to a non-optional
     /// `objectKeyPath` of `object`, until this object or `object` is deallocated.
     ///
-    /// Behaves as ``KeyValueObservable/autoBind(_:from:keyPath:isolation:file:line:)``.
+    /// Behaves as `autoBind(_:from:keyPath:isolation:file:line:)`.
     ///
     /// - Parameters:
     ///   - keyPath: The optional property of this object to write.
