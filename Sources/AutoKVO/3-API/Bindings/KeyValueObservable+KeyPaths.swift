@@ -99,7 +99,9 @@ extension KeyValueObservable {
   }
 
   /// Registers one engine registration per distinct key path, in the order of `keyPaths`, as the
-  /// members of one group, and returns the group's handle.
+  /// members of one group, and returns the group's handle. Every member is given the one
+  /// `delivery`: on a queue, they share its count of deliveries still waiting there, so that a
+  /// change made on the queue waits behind the other key paths' earlier changes too.
   func registerKeyPaths<Object: KeyValueObservable>(
     _ object: Object,
     _ keyPaths: [PartialKeyPath<Object>],

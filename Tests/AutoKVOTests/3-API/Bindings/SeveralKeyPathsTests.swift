@@ -414,6 +414,30 @@ struct SeveralKeyPathsTests {
         })
   }
 
+  @Test(
+    "K9: a change made on the delivery queue waits behind another key path's change still waiting there"
+  )
+  func onTheDeliveryQueueBehindWaitingChanges() {
+    let profile = Profile()
+    let watcher = Watcher()
+    let queue = DispatchQueue(label: "k9 delivery, on the queue")
+    let log = LockedCell<[String]>([])
+    watcher.autoObserve(profile, keyPaths: [\.name, \.age], options: .new, deliveryQueue: queue) {
+      _, _, keyPath, change in log.mutate { $0.append(entry(keyPath, change)) }
+    }
+    let nameWasSet = DispatchSemaphore(value: 0)
+    queue.async {
+      nameWasSet.wait()
+      profile.age = 5
+    }
+    profile.name = "Bo"
+    nameWasSet.signal()
+    // Behind the name's delivery; the age's is scheduled behind this wait.
+    queue.sync {}
+    queue.sync {}
+    #expect(log.value == ["name setting nil->Bo", "age setting nil->5"])
+  }
+
   @Test("K10: an empty keyPaths is refused with .emptyKeyPaths naming the types and the call site")
   func emptyKeyPaths() {
     let recorder = DiagnosticsRecorder()
