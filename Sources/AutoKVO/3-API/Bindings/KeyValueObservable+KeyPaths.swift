@@ -126,13 +126,14 @@ extension KeyValueObservable {
     }
     let group = RegistrationGroup(membersEndAlone: true)
     let handle = group.makeHandle()
-    var registered: [PartialKeyPath<Object>] = []
+    // Compared as `AnyKeyPath`s, the same instance first: an array of a concrete type, so that
+    // the search is specialized, where an array of `PartialKeyPath<Object>` would be generic.
+    var registered: [AnyKeyPath] = []
     registered.reserveCapacity(keyPaths.count)
-    // Compared as `AnyKeyPath`s, the same instance first: through `Sequence.contains`, each
-    // comparison would be a generic call.
-    for keyPath in keyPaths
-    where !registered.contains(where: { $0 === keyPath || $0 as AnyKeyPath == keyPath }) {
-      registered.append(keyPath)
+    for keyPath in keyPaths {
+      let erased = keyPath as AnyKeyPath
+      guard !registered.contains(where: { $0 === erased || $0 == erased }) else { continue }
+      registered.append(erased)
       // Ended inside an earlier key path's `.initial` call: the others are not registered.
       guard !group.isEnded else { break }
       group.add(registerMember(object, keyPath, options, delivery, changeHandler, site: site))
