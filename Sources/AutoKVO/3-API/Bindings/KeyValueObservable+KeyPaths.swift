@@ -185,14 +185,21 @@ extension AnyKeyValueChange {
     guard input.collection == nil, input.change == nil else {
       return erasingBuiltChange(input, as: Value.self)
     }
-    var change = AnyKeyValueChange(settingOldValue: nil, newValue: nil)
-    if let oldValue = input.oldValue {
-      change.oldValue = oldValue.assumingMemoryBound(to: Value.self).pointee
+    // Each value initialized once, where it is boxed: assigning a boxed value over another costs
+    // generic calls.
+    let oldValue: Any?
+    if let pointer = input.oldValue {
+      oldValue = pointer.assumingMemoryBound(to: Value.self).pointee
+    } else {
+      oldValue = nil
     }
-    if let newValue = input.newValue {
-      change.newValue = newValue.assumingMemoryBound(to: Value.self).pointee
+    let newValue: Any?
+    if let pointer = input.newValue {
+      newValue = pointer.assumingMemoryBound(to: Value.self).pointee
+    } else {
+      newValue = nil
     }
-    return change
+    return AnyKeyValueChange(settingOldValue: oldValue, newValue: newValue)
   }
 
   /// A change the engine built, or a collection change: what a computed key path, a chain or a
