@@ -117,6 +117,7 @@ public func allWorkloads(deallocatedObservers: Int = 1000) -> [Workload] {
     + Baseline.appendWorkloads()
     + AutoKVOSystem.appendWorkloads()
     + AutoKVOSystem.inPlaceWorkloads()
+    + AutoKVOSystem.bindingWorkloads()
     + SwiftObservationSystem.workloads(deallocatedObservers: deallocatedObservers)
     + AutoKVOSystem.observableModelWorkloads()
     + AutoKVOSystem.observableModelObserverWorkloads()

@@ -55,6 +55,13 @@ public struct ObservationDiagnostic: Sendable, CustomStringConvertible {
     /// the registration reached dies, its link ends without reading the path again. Mark the hop
     /// `@Observed`, or `@ObservedWeak` for a `weak` reference.
     public static let unobservedIntermediate = Kind("unobservedIntermediate")
+    /// `autoObserve(_:keyPaths:)` was given no key path. Nothing was registered; the returned
+    /// handle is already cancelled.
+    public static let emptyKeyPaths = Kind("emptyKeyPaths")
+    /// A binding (`autoBind`, `autoSync`) was asked to bind a property of an object to the same
+    /// property of the same object. Nothing was registered; the returned handle is already
+    /// cancelled.
+    public static let bindingToItself = Kind("bindingToItself")
   }
 
   /// What went wrong.

@@ -181,13 +181,18 @@ public final class KeyValueObservation: @unchecked Sendable {  // mutable state 
 
   /// Ends the registration for `reason` if it is still active, detaching whichever sentinels
   /// the surviving registries still hold. Returns whether this call ended it.
+  ///
+  /// A registration of a group (`RegistrationGroup`) then tells its group, outside the lock: the
+  /// group ends its other registrations, unless `alone` (what `stopObserving(_:keyPath:)` asks)
+  /// and the group lets its members end one by one.
   @discardableResult
-  func end(_ reason: RegistrationLifecycle.EndReason) -> Bool {
+  func end(_ reason: RegistrationLifecycle.EndReason, alone: Bool = false) -> Bool {
     // The detached sentinels are returned out of the critical section so that they (and the
     // handler closure they own, with whatever it captured) are released after the lock is
     // dropped: a captured object's deinit is user code and may re-enter AutoKVO. The observed one
     // is told it was detached first, there.
     var didEnd = false
+    var hasNoSentinels = false
     let (observedSide, observerSide) = lock.withLock {
       () -> ((any ObservedSentinel)?, ObserverSentinel?) in
       // Written back only when it changes: a registration's word is stored once, when it ends.
@@ -197,7 +202,10 @@ public final class KeyValueObservation: @unchecked Sendable {  // mutable state 
       didEnd = true
       self.lifecycle = lifecycle
       guard let observedRegistry else {
-        preconditionFailure("registration ended (\(reason)) before its sentinels were attached")
+        // A group's handle, whose members have the sentinels; otherwise a broken invariant,
+        // reported once the lock is released.
+        hasNoSentinels = true
+        return (nil, nil)
       }
       let observerRegistry = observerRegistry
       self.observedRegistry = nil
@@ -218,7 +226,12 @@ public final class KeyValueObservation: @unchecked Sendable {  // mutable state 
     }
     Self.tellDetached(observedSide)
     withExtendedLifetime(observerSide) {}
-    return didEnd
+    guard didEnd else { return false }
+    let isGrouped = RegistrationGroup.registrationDidEnd(self, alone: alone)
+    if hasNoSentinels, !isGrouped {
+      preconditionFailure("registration ended (\(reason)) before its sentinels were attached")
+    }
+    return true
   }
 
   /// Tells `sentinel`, the observed side `end(_:)` detached, and releases it.

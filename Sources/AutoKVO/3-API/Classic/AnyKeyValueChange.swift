@@ -35,6 +35,16 @@ public struct AnyKeyValueChange {
     isPrior = change.isPrior
   }
 
+  /// A `.setting` change with these values, already erased: what a handler whose value type is
+  /// known only at run time builds, without looking up the type of a typed change.
+  init(settingOldValue oldValue: Any?, newValue: Any?) {
+    kind = .setting
+    self.oldValue = oldValue
+    self.newValue = newValue
+    indexes = nil
+    isPrior = false
+  }
+
   /// The old value as `Value`, or `nil` when it is absent or of another type.
   public func oldValue<Value>(as type: Value.Type) -> Value? {
     oldValue as? Value

@@ -91,8 +91,10 @@ extension ObservationRegistry {
     let matching = candidates.filter {
       $0.isActive(observing: registry, by: self, keyPath: keyPath)
     }
+    // Ended alone: of a registration of several key paths, only the one named ends (a group
+    // whose members cannot end alone ends whole).
     for observation in matching {
-      observation.cancel()
+      observation.end(.cancelled, alone: keyPath != nil)
     }
     return matching.count
   }

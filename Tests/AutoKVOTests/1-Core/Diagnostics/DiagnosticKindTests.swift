@@ -28,14 +28,14 @@ struct DiagnosticKindTests {
     let kinds: [ObservationDiagnostic.Kind] = [
       .unmatchedDidChange, .keyPathNeverNotifies, .unsupportedKeyPath, .indexesOutOfRange,
       .unstableRegistry, .sequenceIteratedAgain, .registrationWhileDeallocating, .sharedRegistry,
-      .unobservedIntermediate,
+      .unobservedIntermediate, .emptyKeyPaths, .bindingToItself,
     ]
     #expect(Set(kinds).count == kinds.count)
     #expect(
       kinds.map(\.description) == [
         "unmatchedDidChange", "keyPathNeverNotifies", "unsupportedKeyPath", "indexesOutOfRange",
         "unstableRegistry", "sequenceIteratedAgain", "registrationWhileDeallocating",
-        "sharedRegistry", "unobservedIntermediate",
+        "sharedRegistry", "unobservedIntermediate", "emptyKeyPaths", "bindingToItself",
       ])
     #expect(ObservationDiagnostic.Kind.sharedRegistry == .sharedRegistry)
     #expect(ObservationDiagnostic.Kind.sharedRegistry != .unstableRegistry)
