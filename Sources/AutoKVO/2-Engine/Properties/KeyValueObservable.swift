@@ -204,7 +204,7 @@ extension KeyValueObservable {
     site: RegistrationSite?
   ) -> String {
     let named = keyPath.flatMap { PropertyNames.name(of: $0, on: object) }
-    return "autoObserve(_:\(named.map { "keyPath: \($0)" } ?? "keyPath:")) of \(type(of: object)) "
+    return "\(site.openingOfCallName)\(named.map { " \($0)" } ?? "")) of \(type(of: object)) "
       + "by \(Self.self)\(site.diagnosticSuffix)"
   }
 }

@@ -89,10 +89,10 @@ extension ObservationDiagnostics {
     site: RegistrationSite?,
     reason: String
   ) {
-    let named = PropertyNames.name(of: keyPath, on: object).map { "keyPath: \($0)" }
+    let named = PropertyNames.name(of: keyPath, on: object).map { " \($0)" }
     report(
       .keyPathNeverNotifies,
-      "autoObserve(_:\(named ?? "keyPath:")) of \(objectType) by \(observerType)"
+      "\(site.openingOfCallName)\(named ?? "")) of \(objectType) by \(observerType)"
         + site.diagnosticSuffix
         + (named == nil ? ", a key path to a \(valueType) AutoKVO cannot name," : "")
         + " " + reason

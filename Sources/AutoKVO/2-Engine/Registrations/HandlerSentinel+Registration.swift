@@ -85,7 +85,7 @@ extension HandlerSentinel {
   ) {
     ObservationDiagnostics.report(
       .unobservedIntermediate,
-      "autoObserve(_:keyPath: \(keyPath)) of \(type(of: object)) by "
+      "\(site.openingOfCallName) \(keyPath)) of \(type(of: object)) by "
         + "\(Observer.self)\(site.diagnosticSuffix) reaches \(reached) through a hop that is not "
         + "observed (a stored property that is not @Observed, a member of a plain struct or "
         + "tuple, an element of a plain collection, or a computed property over one): replacing "

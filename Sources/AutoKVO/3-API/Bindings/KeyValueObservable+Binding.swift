@@ -7,6 +7,14 @@ extension KeyValueObservable {
   /// `bind(_:to:withKeyPath:options:)` the other way round from Combine's `assign(to:on:)`, and it
   /// retains neither side.
   ///
+  /// <!-- snippet-glue
+  /// final class Label: KeyValueObservable {
+  ///     let observationRegistry = ObservationRegistry()
+  ///     var text: String = ""
+  /// }
+  /// let nameLabel = Label()
+  /// let person = Person()
+  /// -->
   /// ```swift
   /// nameLabel.autoBind(\.text, from: person, keyPath: \.name)  // person.name → nameLabel.text
   /// ```
@@ -46,12 +54,20 @@ extension KeyValueObservable {
   ) -> KeyValueObservation {
     registerBinding(
       keyPath, object, objectKeyPath, .resolve(isolation: isolation),
-      site: RegistrationSite(file: file, line: line), transform: { $0 })
+      site: RegistrationSite(file: file, line: line, call: .autoBind), transform: { $0 })
   }
 
   /// Keeps `keyPath` of this object equal to `transform` of `objectKeyPath` of `object`, until
   /// this object or `object` is deallocated, whichever goes first.
   ///
+  /// <!-- snippet-glue
+  /// final class Label: KeyValueObservable {
+  ///     let observationRegistry = ObservationRegistry()
+  ///     var text: String = ""
+  /// }
+  /// let ageLabel = Label()
+  /// let person = Person()
+  /// -->
   /// ```swift
   /// ageLabel.autoBind(\.text, from: person, keyPath: \.age) { "\($0) years" }
   /// ```
@@ -83,12 +99,20 @@ extension KeyValueObservable {
   ) -> KeyValueObservation {
     registerBinding(
       keyPath, object, objectKeyPath, .resolve(isolation: isolation),
-      site: RegistrationSite(file: file, line: line), transform: transform)
+      site: RegistrationSite(file: file, line: line, call: .autoBind), transform: transform)
   }
 
   /// Keeps an optional `keyPath` of this object equal to a non-optional `objectKeyPath` of
   /// `object`, until this object or `object` is deallocated, whichever goes first.
   ///
+  /// <!-- snippet-glue
+  /// final class Label: KeyValueObservable {
+  ///     let observationRegistry = ObservationRegistry()
+  ///     var text: String? = ""
+  /// }
+  /// let nameLabel = Label()
+  /// let person = Person()
+  /// -->
   /// ```swift
   /// nameLabel.autoBind(\.text, from: person, keyPath: \.name)  // text: String?, name: String
   /// ```
@@ -116,7 +140,7 @@ extension KeyValueObservable {
   ) -> KeyValueObservation {
     registerBinding(
       keyPath, object, objectKeyPath, .resolve(isolation: isolation),
-      site: RegistrationSite(file: file, line: line), transform: { $0 })
+      site: RegistrationSite(file: file, line: line, call: .autoBind), transform: { $0 })
   }
 
   /// Registers a one-way binding (``OneWayBinding``): what every form of `autoBind` with a

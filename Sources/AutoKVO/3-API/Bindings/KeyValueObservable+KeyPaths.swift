@@ -10,6 +10,15 @@ extension KeyValueObservable {
   /// receives the element of `keyPaths` that changed, which matches its literal in a `switch`,
   /// and an ``AnyKeyValueChange`` whose `newValue(as:)` gives typed access.
   ///
+  /// <!-- snippet-glue
+  /// final class Badge: KeyValueObservable {
+  ///     let observationRegistry = ObservationRegistry()
+  ///     var title = ""
+  ///     var detail = ""
+  /// }
+  /// let badge = Badge()
+  /// let person = Person()
+  /// -->
   /// ```swift
   /// badge.autoObserve(person, keyPaths: [\.name, \.age]) { badge, person, keyPath, change in
   ///     switch keyPath {
@@ -30,8 +39,8 @@ extension KeyValueObservable {
   ///
   /// The registration ends, for every key path at once, when either side is deallocated, when
   /// the returned handle or any handle ``activeObservations`` lists for it is cancelled, or at
-  /// ``stopObserving(_:)`` and ``stopObservingAll()``. Ending it from inside the handler stops
-  /// the calls still due for the other key paths of the same change. ``stopObserving(_:keyPath:)``
+  /// ``stopObserving(_:)-(KeyValueObservable)`` and ``stopObservingAll()``. Ending it from inside the handler stops
+  /// the calls still due for the other key paths of the same change. ``stopObserving(_:keyPath:)-1a1ai``
   /// ends the key path it names only, as FBKVOController's `unobserve:keyPath:` does; the handle
   /// ends with the last key path. An empty `keyPaths` is reported as an
   /// ``ObservationDiagnostic`` (``ObservationDiagnostic/Kind/emptyKeyPaths``), and registers
@@ -60,7 +69,7 @@ extension KeyValueObservable {
   ) -> KeyValueObservation {
     registerKeyPaths(
       object, keyPaths, options, .resolve(isolation: isolation), changeHandler,
-      site: RegistrationSite(file: file, line: line))
+      site: RegistrationSite(file: file, line: line, call: .autoObserveKeyPaths))
   }
 
   /// Observes several key paths of `object` with one handler, which is told which key path
@@ -95,7 +104,7 @@ extension KeyValueObservable {
   ) -> KeyValueObservation {
     registerKeyPaths(
       object, keyPaths, options, .resolve(queue: deliveryQueue), changeHandler,
-      site: RegistrationSite(file: file, line: line))
+      site: RegistrationSite(file: file, line: line, call: .autoObserveKeyPaths))
   }
 
   /// Registers one engine registration per distinct key path, in the order of `keyPaths`, as the

@@ -40,6 +40,14 @@ extension KeyValueObservable {
   /// Keeps `keyPath` of this object and `objectKeyPath` of `object` equal, in both directions,
   /// until either is deallocated, with no teardown code.
   ///
+  /// <!-- snippet-glue
+  /// final class Field: KeyValueObservable {
+  ///     let observationRegistry = ObservationRegistry()
+  ///     @Observed var text = ""
+  /// }
+  /// let nameField = Field()
+  /// let person = Person()
+  /// -->
   /// ```swift
   /// nameField.autoSync(\.text, with: person, keyPath: \.name)  // nameField.text ⇄ person.name
   /// ```
@@ -54,7 +62,7 @@ extension KeyValueObservable {
   ///
   /// Both directions end together, exactly once, when either side is deallocated, at
   /// ``KeyValueObservation/cancel()``, or when either side stops observing the other
-  /// (``stopObserving(_:)``, ``stopObserving(_:keyPath:)``, ``stopObservingAll()``): `object`
+  /// (``stopObserving(_:)-(KeyValueObservable)``, ``stopObserving(_:keyPath:)-1a1ai``, ``stopObservingAll()``): `object`
   /// observes this object. Writes happen where an `autoObserve` handler registered from the same
   /// place would run; both sides must not be set from two threads at once. A property that cannot
   /// notify (a plain `var`) is reported as an ``ObservationDiagnostic``: only `object`'s changes
@@ -80,7 +88,7 @@ extension KeyValueObservable {
   ) -> KeyValueObservation {
     registerTwoWayBinding(
       keyPath, object, objectKeyPath, .resolve(isolation: isolation),
-      site: RegistrationSite(file: file, line: line))
+      site: RegistrationSite(file: file, line: line, call: .autoSync))
   }
 
   /// Registers both directions of a two-way binding as one group, the object's direction first

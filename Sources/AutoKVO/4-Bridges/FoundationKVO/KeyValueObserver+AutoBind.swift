@@ -40,7 +40,7 @@
     ) -> KeyValueObservation {
       bindThroughStandIn(
         keyPath, object, objectKeyPath, .resolve(isolation: isolation),
-        site: RegistrationSite(file: file, line: line), transform: { $0 })
+        site: RegistrationSite(file: file, line: line, call: .autoBind), transform: { $0 })
     }
 
     /// Keeps `keyPath` of this object equal to `transform` of `objectKeyPath` of `object`, until
@@ -70,7 +70,7 @@
     ) -> KeyValueObservation {
       bindThroughStandIn(
         keyPath, object, objectKeyPath, .resolve(isolation: isolation),
-        site: RegistrationSite(file: file, line: line), transform: transform)
+        site: RegistrationSite(file: file, line: line, call: .autoBind), transform: transform)
     }
 
     /// Keeps an optional `keyPath` of this object (a label's `text`) equal to a non-optional
@@ -98,7 +98,7 @@
     ) -> KeyValueObservation {
       bindThroughStandIn(
         keyPath, object, objectKeyPath, .resolve(isolation: isolation),
-        site: RegistrationSite(file: file, line: line), transform: { $0 })
+        site: RegistrationSite(file: file, line: line, call: .autoBind), transform: { $0 })
     }
 
     /// Registers a one-way binding (`OneWayBinding`) through this object's stand-in.

@@ -334,6 +334,8 @@ struct OneWayBindingTests {
     badge.autoBind(\.text, from: profile, keyPath: \.plain) { "\($0)" }
     #expect(recorder.kinds == [.keyPathNeverNotifies])
     #expect(recorder.messages.first?.contains("plain") == true)
+    // The message names the call that was made.
+    #expect(recorder.messages.first?.hasPrefix("autoBind(_:from:keyPath: Profile.plain)") == true)
   }
 
   @Test("B7: a binding made in either side's deinit is refused with .registrationWhileDeallocating")

@@ -469,6 +469,7 @@ struct SeveralKeyPathsTests {
     }
     #expect(recorder.kinds == [.keyPathNeverNotifies])
     #expect(recorder.messages.first?.contains("plain") == true)
+    #expect(recorder.messages.first?.hasPrefix("autoObserve(_:keyPaths: Profile.plain)") == true)
     #expect(!handle.isCancelled)
     profile.name = "Bo"
     #expect(log == ["name setting Ann->Bo"])

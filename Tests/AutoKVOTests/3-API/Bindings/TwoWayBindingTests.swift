@@ -274,6 +274,7 @@ struct TwoWayBindingTests {
     let handle = badge.autoSync(\.plainText, with: profile, keyPath: \.name)
     #expect(recorder.kinds == [.keyPathNeverNotifies])
     #expect(recorder.messages.first?.contains("plainText") == true)
+    #expect(recorder.messages.first?.hasPrefix("autoSync(_:with:keyPath: Badge.plainText)") == true)
     #expect(!handle.isCancelled)
     #expect(badge.plainText == "Ann")
     profile.name = "Bo"
