@@ -2,7 +2,8 @@ import Dispatch
 
 /// The queue one registration's handler runs on, with the identity that tells whether a block runs
 /// on it, and the count of that registration's deliveries still waiting in it. An object, so that
-/// a delivery stays one reference wide; one per registration.
+/// a delivery stays one reference wide; one per registration, or one shared by the registrations
+/// of one `autoObserve(_:keyPaths:)` call, so that their changes keep their order on the queue.
 // @unchecked Sendable: `waitingDeliveries` is guarded by `lock`; `queue` and `identity` are
 // immutable. Each scheduled block runs once, on `queue`, where its handler expects to run.
 @usableFromInline
