@@ -75,7 +75,7 @@ extension KeyValueObservable {
   /// Observes several key paths of `object` with one handler, which is told which key path
   /// changed, running the handler on `deliveryQueue`.
   ///
-  /// Everything ``autoObserve(_:keyPaths:options:isolation:file:line:changeHandler:)`` promises
+  /// Everything ``autoObserve(_:keyPaths:options:isolation:file:line:changeHandler:)-7mu3i`` promises
   /// holds; the handler runs on `deliveryQueue`, as
   /// `autoObserve(_:keyPath:options:deliveryQueue:file:line:changeHandler:)`'s does.
   ///
@@ -119,6 +119,21 @@ extension KeyValueObservable {
     _ changeHandler: @escaping (Self, Object, PartialKeyPath<Object>, AnyKeyValueChange) -> Void,
     site: RegistrationSite
   ) -> KeyValueObservation {
+    registerGroupedKeyPaths(object, keyPaths, site: site) { keyPath in
+      registerMember(object, keyPath, options, delivery, changeHandler, site: site)
+    }
+  }
+
+  /// One registration per distinct key path of `keyPaths`, each made by `registerMember`, grouped
+  /// under the one handle this returns: what every form of `autoObserve(_:keyPaths:)` does, for
+  /// whichever kind of object `object` is. Refuses an empty list, and a side being deallocated,
+  /// once for the whole call.
+  func registerGroupedKeyPaths<Object: AnyObject>(
+    _ object: Object,
+    _ keyPaths: [PartialKeyPath<Object>],
+    site: RegistrationSite,
+    registerMember: (PartialKeyPath<Object>) -> KeyValueObservation
+  ) -> KeyValueObservation {
     guard let firstKeyPath = keyPaths.first else {
       ObservationDiagnostics.report(
         .emptyKeyPaths,
@@ -145,14 +160,12 @@ extension KeyValueObservable {
       registered.append(erased)
       // Ended inside an earlier key path's `.initial` call: the others are not registered.
       guard !group.isEnded else { break }
-      group.add(registerMember(object, keyPath, options, delivery, changeHandler, site: site))
+      group.add(registerMember(keyPath))
     }
     group.complete()
     return handle
   }
 
-  /// Registers the handler for one key path, its value type opened from the key path's own
-  /// dynamic type: `keyPath` is a `KeyPath<Object, Value>` for the `Value` its `valueType` names.
   private func registerMember<Object: KeyValueObservable>(
     _ object: Object,
     _ keyPath: PartialKeyPath<Object>,

@@ -66,9 +66,11 @@ extension KeyValueObservable {
     let observerRegistry = observationRegistry
     var ended = 0
     for observation in observerRegistry.outgoingObservations {
-      // Asked after the registration's lock is released: see `ObservedSentinel.observes`.
+      // Asked after the registration's lock is released: see `ObservedSentinel.observes`. Ended
+      // alone when one key path is named, as on an object with a registry.
       guard let sentinel = observation.observedSentinel(ifMadeBy: observerRegistry),
-        sentinel.observes(object, keyPath: keyPath), observation.end(.cancelled)
+        sentinel.observes(object, keyPath: keyPath),
+        observation.end(.cancelled, alone: keyPath != nil)
       else { continue }
       ended += 1
     }

@@ -46,7 +46,7 @@
     /// Keeps `keyPath` of this object equal to `transform` of `objectKeyPath` of `object`, until
     /// this object or `object` is deallocated, whichever goes first.
     ///
-    /// Behaves as ``KeyValueObservable/autoBind(_:from:keyPath:isolation:file:line:transform:)``.
+    /// Behaves as ``KeyValueObservable/autoBind(_:from:keyPath:isolation:file:line:transform:)-1ocjm``.
     ///
     /// - Parameters:
     ///   - keyPath: The property of this object to write.
