@@ -1,5 +1,5 @@
 #if canImport(Observation) && !canImport(ObjectiveC)
-  import AutoKVO
+  @testable import AutoKVO
   import Observation
   import Testing
 
@@ -95,6 +95,38 @@
       #expect(watcher.activeObservations.isEmpty)
       _ = consume captured
       #expect(tracker.liveCount == 0)
+    }
+
+    @Test("The observer's deallocation ends every key path, once; the model goes on unobserved")
+    func observerDeallocated() {
+      let board = Scoreboard()
+      let tracker = LifetimeTracker()
+      var watcher: Watcher? = Watcher(tracker: tracker)
+      let sink = Watcher()
+      let handle = watcher!.autoObserve(board, keyPaths: [\.count, \.label]) {
+        _, _, keyPath, change in sink.record(entry(keyPath, change))
+      }
+      board.count = 1
+      #expect(sink.log == ["count 0->1"])
+      watcher = nil
+      #expect(tracker.liveCount == 0)
+      #expect(handle.isCancelled)
+      board.count = 2
+      board.label = "two"
+      #expect(sink.log == ["count 0->1"])
+    }
+
+    @Test("autoBind from a model ends when the target is deallocated first; the model goes on")
+    func bindTargetDeallocated() {
+      let board = Scoreboard()
+      var display: Display? = Display()
+      let handle = display!.autoBind(\.text, from: board, keyPath: \.label)
+      #expect(display?.text == "zero")
+      display = nil
+      #expect(handle.isCancelled)
+      #expect(handle.endReason == .observerDeallocated)
+      board.label = "one"
+      #expect(board.label == "one")
     }
 
     @Test("An empty list on a model is refused with .emptyKeyPaths, naming the types and the site")
