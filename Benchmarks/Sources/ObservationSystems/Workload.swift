@@ -114,6 +114,7 @@ public func allWorkloads(deallocatedObservers: Int = 1000) -> [Workload] {
     + AutoKVOSystem.workloads(deallocatedObservers: deallocatedObservers)
     + AutoKVOSystem.stringWorkloads()
     + AutoKVOSystem.referenceWorkloads()
+    + Baseline.floorWorkloads()
     + Baseline.appendWorkloads()
     + AutoKVOSystem.appendWorkloads()
     + AutoKVOSystem.inPlaceWorkloads()

@@ -207,21 +207,11 @@ extension AnyKeyValueChange {
     guard input.collection == nil, input.change == nil else {
       return erasingBuiltChange(input, as: Value.self)
     }
-    // Each value initialized once, where it is boxed: assigning a boxed value over another costs
-    // generic calls.
-    let oldValue: Any?
-    if let pointer = input.oldValue {
-      oldValue = pointer.assumingMemoryBound(to: Value.self).pointee
-    } else {
-      oldValue = nil
-    }
-    let newValue: Any?
-    if let pointer = input.newValue {
-      newValue = pointer.assumingMemoryBound(to: Value.self).pointee
-    } else {
-      newValue = nil
-    }
-    return AnyKeyValueChange(settingOldValue: oldValue, newValue: newValue)
+    // Each value boxed where it is passed, and moved into the change: a copy of a boxed value
+    // costs generic calls.
+    return AnyKeyValueChange(
+      settingOldValue: input.oldValue.map { $0.assumingMemoryBound(to: Value.self).pointee },
+      newValue: input.newValue.map { $0.assumingMemoryBound(to: Value.self).pointee })
   }
 
   /// A change the engine built, or a collection change: what a computed key path, a chain or a

@@ -17,12 +17,15 @@ import Foundation
 public struct AnyKeyValueChange {
   /// The kind of mutation.
   public var kind: ChangeKind
+  // The optional fields are spelled `Optional<…>`, which gives them no implicit `nil`: an
+  // initializer then initializes each field once, where `T?` would assign over a `nil`, through
+  // the generic witnesses of a boxed value (Docs/Performance.md, "Several key paths").
   /// The value before the change, when ``ObservationOptions/old`` was requested.
-  public var oldValue: Any?
+  public var oldValue: Optional<Any>
   /// The value after the change, when ``ObservationOptions/new`` was requested.
-  public var newValue: Any?
+  public var newValue: Optional<Any>
   /// The affected positions of a collection mutation; `nil` for ``ChangeKind/setting``.
-  public var indexes: IndexSet?
+  public var indexes: Optional<IndexSet>
   /// Whether this call comes before the change.
   public var isPrior: Bool
 
@@ -36,8 +39,9 @@ public struct AnyKeyValueChange {
   }
 
   /// A `.setting` change with these values, already erased: what a handler whose value type is
-  /// known only at run time builds, without looking up the type of a typed change.
-  init(settingOldValue oldValue: Any?, newValue: Any?) {
+  /// known only at run time builds, without looking up the type of a typed change. The values are
+  /// consumed, so that each boxed value moves into the change instead of being copied.
+  init(settingOldValue oldValue: consuming Any?, newValue: consuming Any?) {
     kind = .setting
     self.oldValue = oldValue
     self.newValue = newValue
