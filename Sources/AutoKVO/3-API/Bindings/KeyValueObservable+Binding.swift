@@ -1,3 +1,7 @@
+#if canImport(ObjectiveC)
+  import ObjectiveC
+#endif
+
 extension KeyValueObservable {
   /// Keeps `keyPath` of this object equal to `objectKeyPath` of `object`, until this object or
   /// `object` is deallocated, whichever goes first, with no teardown code.
@@ -160,10 +164,20 @@ extension KeyValueObservable {
     {
       return refusal
     }
+    let handler = OneWayBinding.handler(writing: keyPath, from: objectKeyPath, transform: transform)
+    #if canImport(ObjectiveC)
+      // An `NSObject`'s `@objc` key path is Foundation's to observe, as in `autoObserve`.
+      if Object.self is NSObject.Type,
+        let foundationObject = object as? any FoundationObservedObject,
+        let observation = foundationObject.registerWithFoundationIfObjectiveC(
+          by: self, of: object, objectKeyPath, OneWayBinding.options, delivery, handler,
+          site: site)
+      {
+        return observation
+      }
+    #endif
     return registerAdapted(
       object, objectKeyPath, OneWayBinding.options, delivery,
-      adaptedHandler: adaptHandler(
-        OneWayBinding.handler(writing: keyPath, from: objectKeyPath, transform: transform)),
-      site: site)
+      adaptedHandler: adaptHandler(handler), site: site)
   }
 }

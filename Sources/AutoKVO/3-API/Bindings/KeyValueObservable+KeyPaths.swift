@@ -191,6 +191,19 @@ extension KeyValueObservable {
     site: RegistrationSite
   ) -> KeyValueObservation {
     let typedKeyPath = unsafeDowncast(keyPath, to: KeyPath<Object, Value>.self)
+    #if canImport(ObjectiveC)
+      // An `NSObject`'s `@objc` key path is Foundation's to observe, as in `autoObserve`.
+      if Object.self is NSObject.Type,
+        let foundationObject = object as? any FoundationObservedObject,
+        let observation = foundationObject.registerWithFoundationIfObjectiveC(
+          by: self, of: object, typedKeyPath, options, delivery,
+          { observer, object, change in
+            changeHandler(observer, object, keyPath, AnyKeyValueChange(change))
+          }, site: site)
+      {
+        return observation
+      }
+    #endif
     return registerAdapted(
       object, typedKeyPath, options, delivery,
       adaptedHandler: { observer, object, input in

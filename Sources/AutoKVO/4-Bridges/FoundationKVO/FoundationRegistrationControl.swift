@@ -19,7 +19,9 @@ extension ObservationRegistry {
       // The key path is immutable: compared once the registration's lock is released.
       guard let sentinel = observation.observedSentinel(ifMadeBy: self, on: registry),
         let registered = sentinel.foundationKeyPath, keyPath == nil || registered == keyPath,
-        observation.end(.cancelled)
+        // Ended alone when one key path is named: of a registration of several key paths, only
+        // the one named ends, as on an object with a registry.
+        observation.end(.cancelled, alone: keyPath != nil)
       else { continue }
       ended += 1
     }

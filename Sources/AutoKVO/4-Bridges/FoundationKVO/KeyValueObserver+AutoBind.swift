@@ -115,8 +115,12 @@
       {
         return refusal
       }
-      return observeWithEngineThroughStandIn(
-        in: foundationRouter.runtime, object, objectKeyPath, OneWayBinding.options, delivery,
+      // An `NSObject`'s `@objc` key path is Foundation's to observe, as in `autoObserve`; the
+      // check folds away where `Object` is known.
+      return observeChoosingEngine(
+        through: foundationRouter, object, objectKeyPath,
+        keyPathString: Object.self is NSObject.Type ? objectKeyPath._kvcKeyPathString : nil,
+        OneWayBinding.options, delivery,
         OneWayBinding.handler(writing: keyPath, from: objectKeyPath, transform: transform),
         site: site)
     }

@@ -22,6 +22,10 @@ class FakeRuntimeObject: @unchecked Sendable {  // `values` and `associations` a
   }
 
   var associationCount: Int { lock.withLock { associations.count } }
+
+  /// The key-value coding value of `key`: what a typed property of a subclass reads, as an
+  /// `@objc` property's getter reads what its setter stored.
+  func value(forKey key: String) -> Any? { lock.withLock { values[key] } }
 }
 
 /// The keys of the fake runtime's change dictionaries.
