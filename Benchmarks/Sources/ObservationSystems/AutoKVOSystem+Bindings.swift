@@ -86,6 +86,22 @@ extension AutoKVOSystem {
           }
         }),
       Workload(
+        .registrationAndTeardown, .autoKVO, variant: "cancel(), while a group lives elsewhere",
+        body: .repeated {
+          let model = Model()
+          let observer = Observer()
+          // An unrelated several-key-path registration, alive throughout: its group's memberships
+          // are in the process-wide table that every registration's end consults while any group
+          // lives.
+          let source = ThreePropertyModel()
+          let target = Observer()
+          let binding = observeTwoKeyPaths(source, by: target)
+          return { n in
+            for _ in 0..<n { observe(model, by: observer).cancel() }
+            withExtendedLifetime((source, target, binding)) {}
+          }
+        }),
+      Workload(
         .registrationAndTeardown, .autoKVO, variant: "three key paths, cancel()",
         body: .repeated {
           let model = ThreePropertyModel()

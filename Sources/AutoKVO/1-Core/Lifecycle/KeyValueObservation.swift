@@ -56,7 +56,14 @@ public final class KeyValueObservation: @unchecked Sendable {  // mutable state 
   // registration it holds, under this lock, before it frees its storage. A chain link has no
   // observer side: its owning registration ends it.
   private var observedRegistry: RegistryReference?
-  private var observerRegistry: RegistryReference?
+  // The observer's registry, and whether the registration belongs to a group
+  // (`RegistrationGroup`): set under `lock` by `joinGroup()`, read under it by `end`, so that the
+  // end of a registration without a group never looks for one.
+  private var observerSide = FlaggedRegistryReference()
+  private var observerRegistry: RegistryReference? {
+    get { observerSide.reference }
+    set { observerSide.reference = newValue }
+  }
 
   init() {
     assert(
@@ -136,6 +143,17 @@ public final class KeyValueObservation: @unchecked Sendable {  // mutable state 
     observerRegistry?.attach(ObserverSentinel(observation: self))
   }
 
+  /// Records, if this registration is still active, that it belongs to a group, and returns
+  /// whether it did. Under the lifecycle lock: an `end` that takes it later tells the group; one
+  /// that took it before ended a registration with no group, which the caller tells the group of.
+  func joinGroup() -> Bool {
+    lock.withLock {
+      guard lifecycle.isActive else { return false }
+      observerSide.flag = true
+      return true
+    }
+  }
+
   /// Runs `body` under this registration's lifecycle lock. `body` may take registry locks, but
   /// never another registration's lifecycle lock, and never calls user code.
   func withLock<Result>(_ body: () -> Result) -> Result {
@@ -193,6 +211,7 @@ public final class KeyValueObservation: @unchecked Sendable {  // mutable state 
     // is told it was detached first, there.
     var didEnd = false
     var hasNoSentinels = false
+    var isGrouped = false
     let (observedSide, observerSide) = lock.withLock {
       () -> ((any ObservedSentinel)?, ObserverSentinel?) in
       // Written back only when it changes: a registration's word is stored once, when it ends.
@@ -200,6 +219,7 @@ public final class KeyValueObservation: @unchecked Sendable {  // mutable state 
       let action = lifecycle.end(reason)
       guard action != .none else { return (nil, nil) }
       didEnd = true
+      isGrouped = self.observerSide.flag
       self.lifecycle = lifecycle
       guard let observedRegistry else {
         // A group's handle, whose members have the sentinels; otherwise a broken invariant,
@@ -227,7 +247,9 @@ public final class KeyValueObservation: @unchecked Sendable {  // mutable state 
     Self.tellDetached(observedSide)
     withExtendedLifetime(observerSide) {}
     guard didEnd else { return false }
-    let isGrouped = RegistrationGroup.registrationDidEnd(self, alone: alone)
+    if isGrouped {
+      RegistrationGroup.registrationDidEnd(self, alone: alone)
+    }
     if hasNoSentinels, !isGrouped {
       preconditionFailure("registration ended (\(reason)) before its sentinels were attached")
     }

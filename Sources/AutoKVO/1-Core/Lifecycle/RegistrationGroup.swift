@@ -54,6 +54,8 @@ final class RegistrationGroup: @unchecked Sendable {  // `state` is guarded by `
     let handle = KeyValueObservation()
     lock.withLock { state.handle = handle }
     Self.memberships.enter(handle, of: self)
+    // A new handle is active: it joins.
+    _ = handle.joinGroup()
     return handle
   }
 
@@ -67,11 +69,10 @@ final class RegistrationGroup: @unchecked Sendable {  // `state` is guarded by `
   /// `.initial` call cancelled it, it was refused, or another thread ended it) ends the group;
   /// one added to a group that has already ended is ended.
   func add(_ member: KeyValueObservation) {
+    // Entered before the member joins: an `end` that finds it joined finds its membership.
     Self.memberships.enter(member, of: self)
-    // Under the member's lifecycle lock: an `end` that takes it later reads the membership just
-    // entered; one that took it before has stored its ending, which this reads.
-    guard member.withLock({ member.isActive }) else {
-      // Whichever of this and the member's own `end` removes the membership tells the group.
+    guard member.joinGroup() else {
+      // The member ended before it joined, so its `end` looked for no group: this tells it.
       if Self.memberships.remove(member) != nil {
         memberDidEnd(member, alone: false)
       }
@@ -115,28 +116,16 @@ final class RegistrationGroup: @unchecked Sendable {  // `state` is guarded by `
     }
   }
 
-  /// Called by ``KeyValueObservation/end(_:alone:)`` after every registration's end, outside its
-  /// lock: tells the registration's group, if it has one. Returns whether it had one. Inlined:
-  /// when no registration has a group, it is one load.
-  @inline(__always)
-  static func registrationDidEnd(_ registration: KeyValueObservation, alone: Bool) -> Bool {
-    guard autokvo_lifecycle_load_unlocked(&registrationGroupMembershipCount) != 0 else {
-      return false
-    }
-    return groupedRegistrationDidEnd(registration, alone: alone)
-  }
-
-  private static func groupedRegistrationDidEnd(
-    _ registration: KeyValueObservation,
-    alone: Bool
-  ) -> Bool {
-    guard let group = memberships.remove(registration) else { return false }
+  /// Called by ``KeyValueObservation/end(_:alone:)``, outside its lock, when a registration that
+  /// joined a group (``KeyValueObservation/joinGroup()``) has ended: tells its group.
+  static func registrationDidEnd(_ registration: KeyValueObservation, alone: Bool) {
+    guard let group = memberships.remove(registration) else { return }
     group.memberDidEnd(registration, alone: alone)
-    return true
   }
 
   /// The group of every registration that belongs to one, apart from the registrations: most
-  /// have none, and a field in each would cost every registration its memory.
+  /// have none, and a field in each would cost every registration its memory. Only the end of a
+  /// registration that joined a group looks in it.
   private static let memberships = Memberships()
 
   /// Each entry holds its registration, so that the registration's identity, the key, cannot be
@@ -148,7 +137,6 @@ final class RegistrationGroup: @unchecked Sendable {  // `state` is guarded by `
     func enter(_ registration: KeyValueObservation, of group: RegistrationGroup) {
       lock.withLock {
         entries[ObjectIdentifier(registration)] = (registration, group)
-        autokvo_lifecycle_store_locked(&registrationGroupMembershipCount, entries.count)
       }
     }
 
@@ -156,20 +144,9 @@ final class RegistrationGroup: @unchecked Sendable {  // `state` is guarded by `
     func remove(_ registration: KeyValueObservation) -> RegistrationGroup? {
       // Released after the lock: the entry may hold the last references.
       let removed = lock.withLock { () -> (KeyValueObservation, RegistrationGroup)? in
-        let removed = entries.removeValue(forKey: ObjectIdentifier(registration))
-        autokvo_lifecycle_store_locked(&registrationGroupMembershipCount, entries.count)
-        return removed
+        entries.removeValue(forKey: ObjectIdentifier(registration))
       }
       return removed?.1
     }
   }
 }
-
-/// The number of registrations that have a group (`RegistrationGroup`): written under the lock of
-/// the groups' memberships, read without it by every registration's end, which looks for its
-/// group only when it is not zero. A registration whose membership was entered before its
-/// lifecycle lock was last taken reads a count that includes it. A global with a constant initial
-/// value, so that reading it costs no lazy initialization; its accesses are atomic operations on
-/// its address, which the exclusivity checks need not see.
-@exclusivity(unchecked)
-nonisolated(unsafe) var registrationGroupMembershipCount: autokvo_word_t = 0

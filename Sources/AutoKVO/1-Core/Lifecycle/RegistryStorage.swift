@@ -42,6 +42,19 @@ struct RegistryReference: @unchecked Sendable, Equatable {  // the storage is gu
     self.storage = storage
   }
 
+  /// The storage's address, whose low four bits are zero: ``FlaggedRegistryReference`` keeps its
+  /// flag in the lowest.
+  fileprivate var address: UInt {
+    UInt(bitPattern: storage)
+  }
+
+  fileprivate init(address: UInt) {
+    guard let storage = UnsafeMutablePointer<RegistryStorage>(bitPattern: address) else {
+      preconditionFailure("a registry reference's address is never zero")
+    }
+    self.storage = storage
+  }
+
   /// Allocates and initialises the storage of a new, empty registry.
   static func allocate() -> RegistryReference {
     // With malloc: `UnsafeMutablePointer.allocate` takes the runtime's slower aligned path, which
@@ -145,5 +158,27 @@ struct RegistryReference: @unchecked Sendable, Equatable {  // the storage is gu
   /// The observed-side sentinel of `observation`, if this registry holds it.
   func sentinel(ofObservedSideOf observation: KeyValueObservation) -> (any ObservedSentinel)? {
     withState { $0.incoming.sentinel(of: observation) }
+  }
+}
+
+/// An optional ``RegistryReference`` and one flag in one word: the flag is the lowest bit of the
+/// storage's address, which its 16-byte alignment leaves zero. A registration keeps its observer's
+/// registry in one, with whether it belongs to a group (`RegistrationGroup`), so that the flag
+/// costs no registration any memory.
+struct FlaggedRegistryReference {
+  private var word: UInt = 0
+  private static let flagBit: UInt = 1
+
+  var reference: RegistryReference? {
+    get {
+      let address = word & ~Self.flagBit
+      return address == 0 ? nil : RegistryReference(address: address)
+    }
+    set { word = (newValue?.address ?? 0) | (word & Self.flagBit) }
+  }
+
+  var flag: Bool {
+    get { word & Self.flagBit != 0 }
+    set { word = newValue ? word | Self.flagBit : word & ~Self.flagBit }
   }
 }
