@@ -202,9 +202,14 @@ public final class KeyValueObservation: @unchecked Sendable {  // mutable state 
   ///
   /// A registration of a group (`RegistrationGroup`) then tells its group, outside the lock: the
   /// group ends its other registrations, unless `alone` (what `stopObserving(_:keyPath:)` asks)
-  /// and the group lets its members end one by one.
+  /// and the group lets its members end one by one, or `endedByGroup` (the group's own end is
+  /// ending it).
   @discardableResult
-  func end(_ reason: RegistrationLifecycle.EndReason, alone: Bool = false) -> Bool {
+  func end(
+    _ reason: RegistrationLifecycle.EndReason,
+    alone: Bool = false,
+    endedByGroup: Bool = false
+  ) -> Bool {
     // The detached sentinels are returned out of the critical section so that they (and the
     // handler closure they own, with whatever it captured) are released after the lock is
     // dropped: a captured object's deinit is user code and may re-enter AutoKVO. The observed one
@@ -248,7 +253,7 @@ public final class KeyValueObservation: @unchecked Sendable {  // mutable state 
     withExtendedLifetime(observerSide) {}
     guard didEnd else { return false }
     if isGrouped {
-      RegistrationGroup.registrationDidEnd(self, alone: alone)
+      RegistrationGroup.registrationDidEnd(self, alone: alone, endedByGroup: endedByGroup)
     }
     if hasNoSentinels, !isGrouped {
       preconditionFailure("registration ended (\(reason)) before its sentinels were attached")

@@ -24,14 +24,17 @@ final class RegistrationGroup: @unchecked Sendable {  // `state` is guarded by `
     var handle: KeyValueObservation?
     /// The members still active, in the order they were added.
     var members: [KeyValueObservation] = []
+    /// What the group's end ended, kept for a registration whose own end comes after it.
+    var ended: [KeyValueObservation] = []
 
-    /// Ends the group: returns the registrations still to end, and forgets them.
+    /// Ends the group: returns the registrations still to end, and forgets them as members.
     mutating func end() -> [KeyValueObservation] {
       isEnded = true
       var ending = members
       if let handle { ending.append(handle) }
       handle = nil
       members = []
+      ended = ending
       return ending
     }
   }
@@ -84,7 +87,7 @@ final class RegistrationGroup: @unchecked Sendable {  // `state` is guarded by `
       return false
     }
     if endsMember {
-      member.end(.cancelled)
+      member.end(.cancelled, endedByGroup: true)
     }
   }
 
@@ -96,7 +99,7 @@ final class RegistrationGroup: @unchecked Sendable {  // `state` is guarded by `
       return state.end()
     }
     for registration in ending {
-      registration.end(.cancelled)
+      registration.end(.cancelled, endedByGroup: true)
     }
   }
 
@@ -104,7 +107,9 @@ final class RegistrationGroup: @unchecked Sendable {  // `state` is guarded by `
   /// `stopObserving(_:keyPath:)` ended.
   private func memberDidEnd(_ registration: KeyValueObservation, alone: Bool) {
     let ending = lock.withLock { () -> [KeyValueObservation] in
-      guard !state.isEnded else { return [] }
+      // Ended by its own end while another thread ends the group: it ends what the group's end
+      // ended too (each `end` is idempotent), so that it returns only once all of them have.
+      guard !state.isEnded else { return state.ended }
       if alone, membersEndAlone, registration !== state.handle {
         state.members.removeAll { $0 === registration }
         guard state.isComplete, state.members.isEmpty else { return [] }
@@ -112,14 +117,19 @@ final class RegistrationGroup: @unchecked Sendable {  // `state` is guarded by `
       return state.end()
     }
     for other in ending where other !== registration {
-      other.end(.cancelled)
+      other.end(.cancelled, endedByGroup: true)
     }
   }
 
-  /// Called by ``KeyValueObservation/end(_:alone:)``, outside its lock, when a registration that
-  /// joined a group (``KeyValueObservation/joinGroup()``) has ended: tells its group.
-  static func registrationDidEnd(_ registration: KeyValueObservation, alone: Bool) {
-    guard let group = memberships.remove(registration) else { return }
+  /// Called by ``KeyValueObservation/end(_:alone:endedByGroup:)``, outside its lock, when a
+  /// registration that joined a group (``KeyValueObservation/joinGroup()``) has ended: forgets its
+  /// membership, and tells its group, unless the group's own end ended it.
+  static func registrationDidEnd(
+    _ registration: KeyValueObservation,
+    alone: Bool,
+    endedByGroup: Bool
+  ) {
+    guard let group = memberships.remove(registration), !endedByGroup else { return }
     group.memberDidEnd(registration, alone: alone)
   }
 
