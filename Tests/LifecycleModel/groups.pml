@@ -17,16 +17,19 @@
  * (`cancel()`, either side's deallocation), or nothing. Every lifecycle lock and the group's lock
  * are one stripe, the worst case of the striped locks: nothing may take one under another.
  *
- * Checked: no deadlock; each registration tells its group of its end at most once; a thread's
- * end that ends the whole group returns only once every registration of the group has ended; and
- * once every thread is done, a group ended whole has ended all its registrations, a group whose
- * members all ended alone has ended its handle, a registration ended otherwise than alone has
- * ended the group, and no ended registration keeps its membership (the table would leak).
+ * Checked: no deadlock; each registration tells its group of its end at most once; an end that
+ * is not alone returns only once every registration of the group has ended, whether it ended its
+ * registration or found it ended (unless that one had ended alone); and once every thread is
+ * done, a group ended whole has ended all its registrations, a group whose members all ended
+ * alone has ended its handle, a registration ended otherwise than alone has ended the group, and
+ * no ended registration keeps its membership (the table would leak).
  *
  * Planted bugs, each of which the check must catch: -DBUG_LATE_ENDER_RETURNS_EARLY (a member's end
  * that finds the group already ending returns without ending what the group's end ended, as the
- * code once did), -DBUG_JOIN_ENDED_MEMBER (a member joins even when it has already ended, so its
- * end, which looked for no group, is never told to the group).
+ * code once did), -DBUG_MEMBERSHIP_FORGOTTEN_FIRST (a registration's membership is removed as soon
+ * as it has ended, as the code once did, so that a second end of it finds no group to wait for),
+ * -DBUG_JOIN_ENDED_MEMBER (a member joins even when it has already ended, so its end, which looked
+ * for no group, is never told to the group).
  */
 
 #define NREG 3
@@ -37,9 +40,11 @@
 #define ACTIVE 0
 #define ENDED 1
 
-/* KeyValueObservation: the lifecycle word, and the joined flag (`joinGroup()`). */
+/* KeyValueObservation: the lifecycle word, and the flags of its observer side: joined
+ * (`joinGroup()`) and ended alone. */
 byte life[NREG];
 bit joined[NREG];
+bit endedAloneFlag[NREG];
 bit registered[NREG];
 
 /* RegistrationGroup.memberships: an entry per registration, behind its own lock. */
@@ -69,6 +74,9 @@ inline unlock(l) { assert(l == _pid); l = NONE }
 /* State.end(): the group ends; `ending` gets what is still to end, which `ended` keeps. */
 inline groupEnd() {
   isEnded = 1;
+#ifdef BUG_MEMBERSHIP_FORGOTTEN_FIRST
+  atomic { lock(tableLock); for (i : 0 .. NREG - 1) { entry[i] = 0 }; unlock(tableLock) };
+#endif
   for (i : 0 .. NREG - 1) {
     if
     :: member[i] || (i == H && hasHandle) -> ending[i] = 1; endedList[i] = 1
@@ -80,25 +88,44 @@ inline groupEnd() {
 }
 
 /* KeyValueObservation.end(_:alone:endedByGroup:) with endedByGroup: the group's own end of `r`,
- * which forgets its membership and tells the group nothing. */
+ * which tells the group nothing; the group forgets the membership once it has ended them all. */
 inline endByGroup(r) {
   lock(stripe);
   if
-  :: life[r] == ACTIVE -> life[r] = ENDED; grouped = joined[r]
-  :: else -> grouped = 0
-  fi;
-  unlock(stripe);
-  if
-  :: grouped ->
-    lock(tableLock); entry[r] = 0; unlock(tableLock)
+  :: life[r] == ACTIVE -> life[r] = ENDED
   :: else -> skip
-  fi
+  fi;
+  unlock(stripe)
 }
 
-/* RegistrationGroup.memberDidEnd(_:alone:): decides, under the group's lock, what else ends, and
- * ends it after unlocking. */
+/* Memberships.remove(_:) of the registrations `forget` marks, under the table's lock. */
+inline forgetMarked() {
+  lock(tableLock);
+  for (i : 0 .. NREG - 1) {
+    if
+    :: forget[i] -> entry[i] = 0; forget[i] = 0
+    :: else -> skip
+    fi
+  }
+  unlock(tableLock)
+}
+
+/* RegistrationGroup.endAlongside(_:except:): ends what another thread's end of the group ended. */
+inline endAlongside(r) {
+  for (i : 0 .. NREG - 1) {
+    if
+    :: ending[i] && i != r -> endByGroup(i)
+    :: else -> skip
+    fi
+  }
+}
+
+/* RegistrationGroup.memberDidEnd(_:alone:): decides, under the group's lock, what else ends; ends
+ * it after unlocking, and forgets memberships: a member's that ended alone at once, and, when the
+ * group ended, every one of its registrations' once all have ended. */
 inline memberDidEnd(r, alone) {
   for (i : 0 .. NREG - 1) { ending[i] = 0 }
+  decision = 0;   /* 0: already ending; 1: ended alone; 2: ends the group */
   lock(stripe);
   tells[r]++;
   if
@@ -113,28 +140,34 @@ inline memberDidEnd(r, alone) {
     :: alone && membersEndAlone && r != H ->
       member[r] = 0;
       if
-      :: isComplete && !member[M0] && !member[M1] -> groupEnd()
-      :: else -> skip
+      :: isComplete && !member[M0] && !member[M1] -> groupEnd(); decision = 2
+      :: else -> decision = 1
       fi
-    :: else -> groupEnd()
+    :: else -> groupEnd(); decision = 2
     fi
   fi;
   unlock(stripe);
-  for (i : 0 .. NREG - 1) {
-    if
-    :: ending[i] && i != r -> endByGroup(i)
-    :: else -> skip
-    fi
-  }
+  if
+  :: decision == 0 -> endAlongside(r)
+  :: decision == 1 -> forget[r] = 1; forgetMarked()
+  :: decision == 2 ->
+    endAlongside(r);
+    for (i : 0 .. NREG - 1) { forget[i] = ending[i] }
+    forget[r] = 1;
+    forgetMarked()
+  fi
 }
 
-/* KeyValueObservation.end(_:alone:) from outside the group: sets the word under the lock, reads
- * the joined flag there, and, having ended it, tells the group through the memberships table. */
+/* KeyValueObservation.end(_:alone:) from outside the group: sets the word, and whether it ended
+ * alone, under the lock, and reads the joined flag there. Having ended it, it tells the group.
+ * Finding it already ended otherwise than alone, while the membership lasts, it ends the group, or
+ * what the group's end ended (`RegistrationGroup.registrationWasAlreadyEnded`). */
 inline endTop(r, alone, didEnd) {
   lock(stripe);
+  grouped = joined[r];
   if
-  :: life[r] == ACTIVE -> life[r] = ENDED; didEnd = 1; grouped = joined[r]
-  :: else -> didEnd = 0; grouped = 0
+  :: life[r] == ACTIVE -> life[r] = ENDED; didEnd = 1; endedAloneFlag[r] = alone
+  :: else -> didEnd = 0; wasAlone = endedAloneFlag[r]
   fi;
   unlock(stripe);
   if
@@ -143,9 +176,25 @@ inline endTop(r, alone, didEnd) {
   fi;
   if
   :: grouped ->
-    lock(tableLock); found = entry[r]; entry[r] = 0; unlock(tableLock);
+    lock(tableLock); found = entry[r]; unlock(tableLock);
     if
-    :: found -> memberDidEnd(r, alone)
+    :: found && didEnd -> memberDidEnd(r, alone)
+    :: found && !didEnd && !wasAlone ->
+      for (i : 0 .. NREG - 1) { ending[i] = 0 }
+      decision = 0;
+      lock(stripe);
+      if
+      :: isEnded -> for (i : 0 .. NREG - 1) { ending[i] = endedList[i] }
+      :: else -> groupEnd(); decision = 2
+      fi;
+      unlock(stripe);
+      endAlongside(r);
+      if
+      :: decision == 2 ->
+        for (i : 0 .. NREG - 1) { forget[i] = ending[i] }
+        forgetMarked()
+      :: else -> skip
+      fi
     :: else -> skip
     fi
   :: else -> skip
@@ -167,17 +216,14 @@ inline joinGroup(r, ok) {
 }
 
 /* RegistrationGroup.add(_:): enters the membership, then joins; a member that ended before it
- * joined is told to the group here. */
+ * joined is forgotten and told to the group here. */
 inline add(m) {
   lock(tableLock); entry[m] = 1; unlock(tableLock);
   joinGroup(m, ok);
   if
   :: !ok ->
-    lock(tableLock); found = entry[m]; entry[m] = 0; unlock(tableLock);
-    if
-    :: found -> memberDidEnd(m, 0)
-    :: else -> skip
-    fi
+    forget[m] = 1; forgetMarked();
+    memberDidEnd(m, 0)
   :: else ->
     lock(stripe);
     endsMember = isEnded;
@@ -187,7 +233,7 @@ inline add(m) {
     fi;
     unlock(stripe);
     if
-    :: endsMember -> endByGroup(m)
+    :: endsMember -> endByGroup(m); forget[m] = 1; forgetMarked()
     :: else -> skip
     fi
   fi
@@ -195,8 +241,8 @@ inline add(m) {
 
 /* registerGroupedKeyPaths / autoSync: the thread that makes the group. */
 proctype Builder() {
-  byte i, m; bit ok, found, grouped, endsMember, didEnd, stop;
-  bit ending[NREG];
+  byte i, m, decision; bit ok, found, grouped, endsMember, didEnd, stop, wasAlone;
+  bit ending[NREG], forget[NREG];
   /* makeHandle() */
   registered[H] = 1;
   lock(stripe); hasHandle = 1; unlock(stripe);
@@ -233,6 +279,8 @@ proctype Builder() {
     :: else -> skip
     fi
   }
+  for (i : 0 .. NREG - 1) { forget[i] = ending[i] }
+  forgetMarked();
   published = 1;
   finished++
 }
@@ -240,24 +288,26 @@ proctype Builder() {
 /* A thread that ends one registration of the published group: `cancel()`, a side's deallocation,
  * or `stopObserving(_:keyPath:)` (alone); or nothing. */
 proctype Ender() {
-  byte i, r; bit alone, found, grouped, didEnd;
-  bit ending[NREG];
+  byte i, r, decision; bit alone, found, grouped, didEnd, wasAlone;
+  bit ending[NREG], forget[NREG];
   published;
   if
   :: r = M0
   :: r = M1
   :: r = H
   fi;
+  /* `stopObserving(_:keyPath:)` finds members only: the handle has no registry. */
   if
   :: alone = 0
-  :: alone = 1
+  :: r != H -> alone = 1
   fi;
   if
   :: registered[r] ->
     endTop(r, alone, didEnd);
-    /* An end that ended the group returns only once every registration has ended. */
+    /* An end that is not alone returns only once every registration of the group has ended,
+     * unless it found its registration ended alone (by `stopObserving(_:keyPath:)`). */
     if
-    :: didEnd && !alone ->
+    :: !alone && !endedAloneFlag[r] ->
       for (i : 0 .. NREG - 1) { assert(!registered[i] || life[i] == ENDED) }
     :: else -> skip
     fi

@@ -56,9 +56,9 @@ public final class KeyValueObservation: @unchecked Sendable {  // mutable state 
   // registration it holds, under this lock, before it frees its storage. A chain link has no
   // observer side: its owning registration ends it.
   private var observedRegistry: RegistryReference?
-  // The observer's registry, and whether the registration belongs to a group
-  // (`RegistrationGroup`): set under `lock` by `joinGroup()`, read under it by `end`, so that the
-  // end of a registration without a group never looks for one.
+  // The observer's registry, whether the registration belongs to a group (`RegistrationGroup`),
+  // set under `lock` by `joinGroup()` and read under it by `end`, so that the end of a registration
+  // without a group never looks for one, and whether it ended alone, set by `end` under `lock`.
   private var observerSide = FlaggedRegistryReference()
   private var observerRegistry: RegistryReference? {
     get { observerSide.reference }
@@ -149,7 +149,7 @@ public final class KeyValueObservation: @unchecked Sendable {  // mutable state 
   func joinGroup() -> Bool {
     lock.withLock {
       guard lifecycle.isActive else { return false }
-      observerSide.flag = true
+      observerSide.joinedGroup = true
       return true
     }
   }
@@ -217,14 +217,19 @@ public final class KeyValueObservation: @unchecked Sendable {  // mutable state 
     var didEnd = false
     var hasNoSentinels = false
     var isGrouped = false
+    var wasEndedAlone = false
     let (observedSide, observerSide) = lock.withLock {
       () -> ((any ObservedSentinel)?, ObserverSentinel?) in
       // Written back only when it changes: a registration's word is stored once, when it ends.
       var lifecycle = self.lifecycle
       let action = lifecycle.end(reason)
-      guard action != .none else { return (nil, nil) }
+      isGrouped = self.observerSide.joinedGroup
+      guard action != .none else {
+        wasEndedAlone = self.observerSide.endedAlone
+        return (nil, nil)
+      }
       didEnd = true
-      isGrouped = self.observerSide.flag
+      self.observerSide.endedAlone = alone
       self.lifecycle = lifecycle
       guard let observedRegistry else {
         // A group's handle, whose members have the sentinels; otherwise a broken invariant,
@@ -251,7 +256,13 @@ public final class KeyValueObservation: @unchecked Sendable {  // mutable state 
     }
     Self.tellDetached(observedSide)
     withExtendedLifetime(observerSide) {}
-    guard didEnd else { return false }
+    guard didEnd else {
+      // Already ended: its group's end may still be ending the others on another thread.
+      if isGrouped, !endedByGroup {
+        RegistrationGroup.registrationWasAlreadyEnded(self, endedAlone: wasEndedAlone)
+      }
+      return false
+    }
     if isGrouped {
       RegistrationGroup.registrationDidEnd(self, alone: alone, endedByGroup: endedByGroup)
     }

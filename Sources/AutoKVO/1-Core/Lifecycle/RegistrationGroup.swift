@@ -12,7 +12,9 @@ import _AutoKVOShims
 ///
 /// Every transition runs under the group's lock and returns what to end; the registrations are
 /// ended after it is released, each under its own lifecycle lock, so no two lifecycle locks are
-/// ever held at once and no user code runs under either.
+/// ever held at once and no user code runs under either. The protocol is modelled in
+/// Tests/LifecycleModel/groups.pml and checked in every interleaving by .ci/model-check: a change
+/// to it changes the model in the same commit.
 final class RegistrationGroup: @unchecked Sendable {  // `state` is guarded by `lock`
   private struct State {
     /// Set once, when the group ends.
@@ -75,10 +77,10 @@ final class RegistrationGroup: @unchecked Sendable {  // `state` is guarded by `
     // Entered before the member joins: an `end` that finds it joined finds its membership.
     Self.memberships.enter(member, of: self)
     guard member.joinGroup() else {
-      // The member ended before it joined, so its `end` looked for no group: this tells it.
-      if Self.memberships.remove(member) != nil {
-        memberDidEnd(member, alone: false)
-      }
+      // The member ended before it joined, so its `end` looked for no group: this forgets its
+      // membership and tells the group.
+      Self.memberships.remove([member])
+      memberDidEnd(member, alone: false)
       return
     }
     let endsMember = lock.withLock {
@@ -88,6 +90,7 @@ final class RegistrationGroup: @unchecked Sendable {  // `state` is guarded by `
     }
     if endsMember {
       member.end(.cancelled, endedByGroup: true)
+      Self.memberships.remove([member])
     }
   }
 
@@ -98,39 +101,92 @@ final class RegistrationGroup: @unchecked Sendable {  // `state` is guarded by `
       guard !state.isEnded, state.members.isEmpty else { return [] }
       return state.end()
     }
-    for registration in ending {
-      registration.end(.cancelled, endedByGroup: true)
+    finishEnding(ending, endedFirst: nil)
+  }
+
+  /// Ends `ending`, what the group's end returned, but `endedFirst`, the registration whose end
+  /// ended the group; then forgets the memberships of all of them. Forgotten last, so that an
+  /// `end` of one of them that comes meanwhile finds the group, and ends them too before it
+  /// returns (``registrationWasAlreadyEnded(_:)``).
+  private func finishEnding(_ ending: [KeyValueObservation], endedFirst: KeyValueObservation?) {
+    for other in ending where other !== endedFirst {
+      other.end(.cancelled, endedByGroup: true)
     }
+    Self.memberships.remove(endedFirst.map { ending + [$0] } ?? ending)
+  }
+
+  /// What the group's lock decided about the end of one registration.
+  private enum Decision {
+    /// Another thread is ending the group, and these are what its end ended.
+    case alreadyEnding([KeyValueObservation])
+    /// A member ended alone; the group goes on.
+    case endedAlone
+    /// The group ends, and these are still to end.
+    case endsGroup([KeyValueObservation])
   }
 
   /// Called once `registration`, the handle or a member, has ended. `alone` is true for a member
   /// `stopObserving(_:keyPath:)` ended.
   private func memberDidEnd(_ registration: KeyValueObservation, alone: Bool) {
-    let ending = lock.withLock { () -> [KeyValueObservation] in
-      // Ended by its own end while another thread ends the group: it ends what the group's end
-      // ended too (each `end` is idempotent), so that it returns only once all of them have.
-      guard !state.isEnded else { return state.ended }
+    let decision = lock.withLock { () -> Decision in
+      guard !state.isEnded else { return .alreadyEnding(state.ended) }
       if alone, membersEndAlone, registration !== state.handle {
         state.members.removeAll { $0 === registration }
-        guard state.isComplete, state.members.isEmpty else { return [] }
+        guard state.isComplete, state.members.isEmpty else { return .endedAlone }
       }
-      return state.end()
+      return .endsGroup(state.end())
     }
-    for other in ending where other !== registration {
+    switch decision {
+    case .alreadyEnding(let ended):
+      endAlongside(ended, except: registration)
+    case .endedAlone:
+      Self.memberships.remove([registration])
+    case .endsGroup(let ending):
+      finishEnding(ending, endedFirst: registration)
+    }
+  }
+
+  /// Ends what another thread's end of the group ended, each `end` being idempotent, so that the
+  /// caller returns only once all of them have. That thread forgets their memberships.
+  private func endAlongside(
+    _ ended: [KeyValueObservation], except registration: KeyValueObservation
+  ) {
+    for other in ended where other !== registration {
       other.end(.cancelled, endedByGroup: true)
     }
   }
 
   /// Called by ``KeyValueObservation/end(_:alone:endedByGroup:)``, outside its lock, when a
-  /// registration that joined a group (``KeyValueObservation/joinGroup()``) has ended: forgets its
-  /// membership, and tells its group, unless the group's own end ended it.
+  /// registration that joined a group (``KeyValueObservation/joinGroup()``) has ended: tells its
+  /// group, unless the group's own end ended it.
   static func registrationDidEnd(
     _ registration: KeyValueObservation,
     alone: Bool,
     endedByGroup: Bool
   ) {
-    guard let group = memberships.remove(registration), !endedByGroup else { return }
+    guard !endedByGroup, let group = memberships.group(of: registration) else { return }
     group.memberDidEnd(registration, alone: alone)
+  }
+
+  /// Called by ``KeyValueObservation/end(_:alone:endedByGroup:)`` when a registration that joined
+  /// a group was already ended, `endedAlone` or not. While its membership lasts, the end that
+  /// ended it may not have told the group yet, or the group's end may still be ending the others:
+  /// unless it ended alone, this ends the group, or what the group's end ended, so that the caller
+  /// returns only once all have.
+  static func registrationWasAlreadyEnded(_ registration: KeyValueObservation, endedAlone: Bool) {
+    guard !endedAlone, let group = memberships.group(of: registration) else { return }
+    let decision = group.lock.withLock { () -> Decision in
+      guard !group.state.isEnded else { return .alreadyEnding(group.state.ended) }
+      return .endsGroup(group.state.end())
+    }
+    switch decision {
+    case .alreadyEnding(let ended):
+      group.endAlongside(ended, except: registration)
+    case .endsGroup(let ending):
+      group.finishEnding(ending, endedFirst: nil)
+    case .endedAlone:
+      break
+    }
   }
 
   /// The group of every registration that belongs to one, apart from the registrations: most
@@ -139,7 +195,8 @@ final class RegistrationGroup: @unchecked Sendable {  // `state` is guarded by `
   private static let memberships = Memberships()
 
   /// Each entry holds its registration, so that the registration's identity, the key, cannot be
-  /// reused while the entry exists; the entry is removed when the registration ends.
+  /// reused while the entry exists. The entry is removed once the registration has ended alone, or
+  /// once the group's end has ended every registration of the group.
   private final class Memberships: @unchecked Sendable {  // `entries` is guarded by `lock`
     private let lock = Lock()
     private var entries: [ObjectIdentifier: (KeyValueObservation, RegistrationGroup)] = [:]
@@ -150,13 +207,18 @@ final class RegistrationGroup: @unchecked Sendable {  // `state` is guarded by `
       }
     }
 
-    /// Removes the membership of `registration`, and returns its group; `nil` when it has none.
-    func remove(_ registration: KeyValueObservation) -> RegistrationGroup? {
-      // Released after the lock: the entry may hold the last references.
-      let removed = lock.withLock { () -> (KeyValueObservation, RegistrationGroup)? in
-        entries.removeValue(forKey: ObjectIdentifier(registration))
+    /// The group of `registration`; `nil` when it has no membership.
+    func group(of registration: KeyValueObservation) -> RegistrationGroup? {
+      lock.withLock { entries[ObjectIdentifier(registration)]?.1 }
+    }
+
+    /// Removes the memberships of `registrations`.
+    func remove(_ registrations: [KeyValueObservation]) {
+      // Released after the lock: the entries may hold the last references.
+      let removed = lock.withLock {
+        registrations.map { entries.removeValue(forKey: ObjectIdentifier($0)) }
       }
-      return removed?.1
+      withExtendedLifetime(removed) {}
     }
   }
 }

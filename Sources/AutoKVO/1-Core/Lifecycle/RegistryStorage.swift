@@ -43,7 +43,7 @@ struct RegistryReference: @unchecked Sendable, Equatable {  // the storage is gu
   }
 
   /// The storage's address, whose low four bits are zero: ``FlaggedRegistryReference`` keeps its
-  /// flag in the lowest.
+  /// flags in the lowest two.
   fileprivate var address: UInt {
     UInt(bitPattern: storage)
   }
@@ -161,24 +161,33 @@ struct RegistryReference: @unchecked Sendable, Equatable {  // the storage is gu
   }
 }
 
-/// An optional ``RegistryReference`` and one flag in one word: the flag is the lowest bit of the
-/// storage's address, which its 16-byte alignment leaves zero. A registration keeps its observer's
-/// registry in one, with whether it belongs to a group (`RegistrationGroup`), so that the flag
-/// costs no registration any memory.
+/// An optional ``RegistryReference`` and two flags in one word: the flags are the two lowest bits
+/// of the storage's address, which its 16-byte alignment leaves zero. A registration keeps its
+/// observer's registry in one, with whether it belongs to a group (`RegistrationGroup`) and whether
+/// it ended alone, so that they cost no registration any memory.
 struct FlaggedRegistryReference {
   private var word: UInt = 0
-  private static let flagBit: UInt = 1
+  private static let joinedGroupBit: UInt = 1
+  private static let endedAloneBit: UInt = 2
+  private static let flagBits = joinedGroupBit | endedAloneBit
 
   var reference: RegistryReference? {
     get {
-      let address = word & ~Self.flagBit
+      let address = word & ~Self.flagBits
       return address == 0 ? nil : RegistryReference(address: address)
     }
-    set { word = (newValue?.address ?? 0) | (word & Self.flagBit) }
+    set { word = (newValue?.address ?? 0) | (word & Self.flagBits) }
   }
 
-  var flag: Bool {
-    get { word & Self.flagBit != 0 }
-    set { word = newValue ? word | Self.flagBit : word & ~Self.flagBit }
+  /// Whether the registration joined a group.
+  var joinedGroup: Bool {
+    get { word & Self.joinedGroupBit != 0 }
+    set { word = newValue ? word | Self.joinedGroupBit : word & ~Self.joinedGroupBit }
+  }
+
+  /// Whether the registration ended alone (`stopObserving(_:keyPath:)`).
+  var endedAlone: Bool {
+    get { word & Self.endedAloneBit != 0 }
+    set { word = newValue ? word | Self.endedAloneBit : word & ~Self.endedAloneBit }
   }
 }

@@ -583,4 +583,50 @@ struct GroupedTeardownRaceTests {
       #expect(profile.observationRegistry.observerCount == 0)
     }
   }
+
+  @Test(
+    "K6: each of those cancel() calls returns only once every registration of the group has ended")
+  func eachCancelReturnsOnceAllHaveEnded() {
+    let unended = LockedCell(0)
+    for _ in 0..<500 {
+      let watcher = Watcher()
+      let profile = Profile()
+      let handle = watcher.autoObserve(profile, keyPaths: [\.name, \.age, \.tags]) {
+        _, _, _, _ in
+      }
+      let all = [handle] + watcher.activeObservations
+      // Each thread cancels one registration, then counts the ones still active: none may be,
+      // whichever thread ended the group and whichever ended which registration first.
+      runSimultaneously(
+        all.map { registration in
+          {
+            registration.cancel()
+            let active = all.filter { !$0.isCancelled }.count
+            unended.mutate { $0 += active }
+          }
+        })
+    }
+    #expect(unended.value == 0)
+  }
+
+  @Test("T5: the same for a two-way binding, its handle and both directions cancelled at once")
+  func eachSyncCancelReturnsOnceAllHaveEnded() {
+    let unended = LockedCell(0)
+    for _ in 0..<500 {
+      let badge = Badge()
+      let profile = Profile()
+      let handle = badge.autoSync(\.text, with: profile, keyPath: \.name)
+      let all = [handle] + badge.activeObservations + profile.activeObservations
+      runSimultaneously(
+        all.map { registration in
+          {
+            registration.cancel()
+            let active = all.filter { !$0.isCancelled }.count
+            unended.mutate { $0 += active }
+          }
+        })
+      #expect(all.count == 3)
+    }
+    #expect(unended.value == 0)
+  }
 }
