@@ -33,9 +33,10 @@ final class RegistrationGroup: @unchecked Sendable {  // `state` is guarded by `
     mutating func end() -> [KeyValueObservation] {
       isEnded = true
       var ending = members
+      // Emptied first, so that the handle is appended to a buffer no longer shared.
+      members = []
       if let handle { ending.append(handle) }
       handle = nil
-      members = []
       ended = ending
       return ending
     }
@@ -79,7 +80,7 @@ final class RegistrationGroup: @unchecked Sendable {  // `state` is guarded by `
     guard member.joinGroup() else {
       // The member ended before it joined, so its `end` looked for no group: this forgets its
       // membership and tells the group.
-      Self.memberships.remove([member])
+      Self.memberships.remove(member)
       memberDidEnd(member, alone: false)
       return
     }
@@ -90,7 +91,7 @@ final class RegistrationGroup: @unchecked Sendable {  // `state` is guarded by `
     }
     if endsMember {
       member.end(.cancelled, endedByGroup: true)
-      Self.memberships.remove([member])
+      Self.memberships.remove(member)
     }
   }
 
@@ -105,14 +106,15 @@ final class RegistrationGroup: @unchecked Sendable {  // `state` is guarded by `
   }
 
   /// Ends `ending`, what the group's end returned, but `endedFirst`, the registration whose end
-  /// ended the group; then forgets the memberships of all of them. Forgotten last, so that an
-  /// `end` of one of them that comes meanwhile finds the group, and ends them too before it
-  /// returns (``registrationWasAlreadyEnded(_:)``).
+  /// ended the group (among them unless it ended before it joined, when its membership is already
+  /// gone); then forgets the memberships of all of them. Forgotten last, so that an `end` of one
+  /// of them that comes meanwhile finds the group, and ends them too before it returns
+  /// (``registrationWasAlreadyEnded(_:endedAlone:)``).
   private func finishEnding(_ ending: [KeyValueObservation], endedFirst: KeyValueObservation?) {
     for other in ending where other !== endedFirst {
       other.end(.cancelled, endedByGroup: true)
     }
-    Self.memberships.remove(endedFirst.map { ending + [$0] } ?? ending)
+    Self.memberships.remove(ending, and: nil)
   }
 
   /// What the group's lock decided about the end of one registration.
@@ -140,7 +142,7 @@ final class RegistrationGroup: @unchecked Sendable {  // `state` is guarded by `
     case .alreadyEnding(let ended):
       endAlongside(ended, except: registration)
     case .endedAlone:
-      Self.memberships.remove([registration])
+      Self.memberships.remove(registration)
     case .endsGroup(let ending):
       finishEnding(ending, endedFirst: registration)
     }
@@ -212,13 +214,39 @@ final class RegistrationGroup: @unchecked Sendable {  // `state` is guarded by `
       lock.withLock { entries[ObjectIdentifier(registration)]?.1 }
     }
 
-    /// Removes the memberships of `registrations`.
-    func remove(_ registrations: [KeyValueObservation]) {
-      // Released after the lock: the entries may hold the last references.
-      let removed = lock.withLock {
-        registrations.map { entries.removeValue(forKey: ObjectIdentifier($0)) }
+    /// Removes the membership of `registration`.
+    func remove(_ registration: KeyValueObservation) {
+      remove([], and: registration)
+    }
+
+    /// Removes the memberships of `registrations` and of `registration`.
+    func remove(_ registrations: [KeyValueObservation], and registration: KeyValueObservation?) {
+      guard !registrations.isEmpty || registration != nil else { return }
+      var removed: [(KeyValueObservation, RegistrationGroup)] = []
+      removed.reserveCapacity(registrations.count + 1)
+      lock.withLock {
+        Self.remove(registrations, and: registration, from: &entries, into: &removed)
       }
+      // Released after the lock: the entries may hold the last references.
       withExtendedLifetime(removed) {}
+    }
+
+    /// The removal itself, on the entries passed `inout`: one access to them for all the
+    /// removals, where each removal through the property would be an access of its own.
+    private static func remove(
+      _ registrations: [KeyValueObservation],
+      and registration: KeyValueObservation?,
+      from entries: inout [ObjectIdentifier: (KeyValueObservation, RegistrationGroup)],
+      into removed: inout [(KeyValueObservation, RegistrationGroup)]
+    ) {
+      for registration in registrations {
+        if let entry = entries.removeValue(forKey: ObjectIdentifier(registration)) {
+          removed.append(entry)
+        }
+      }
+      if let registration, let entry = entries.removeValue(forKey: ObjectIdentifier(registration)) {
+        removed.append(entry)
+      }
     }
   }
 }
